@@ -1,0 +1,65 @@
+"""A cloth sheet: a grid of particles held by threads, drawn as a textured mesh."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass
+class PinLayout:
+    """Which points of the top row are pinned.
+
+    ``kind`` is ``"every"`` (every ``every``-th point, both corners included),
+    ``"ends"`` (the two top corners), ``"top"`` (the whole top row),
+    ``"list"`` (the ``(col, row)`` pairs in ``points``, row 0 at the top) or ``"none"``.
+    """
+
+    kind: str = "every"
+    every: int = 4
+    points: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass
+class ClothLook:
+    """How a sheet is drawn: a procedural pattern (one repeat every ``pattern_size`` px
+    of the sheet at rest) or an image file stretched over the sheet, with the pattern's colours."""
+
+    pattern: str = "gingham"
+    pattern_size: float = 52.0
+    texture: str | None = None
+    colors: tuple[tuple[int, int, int, int], ...] = ((200, 85, 61, 255), (242, 233, 220, 255))
+
+
+@dataclass
+class Cloth:
+    """One sheet of ``cols x rows`` points; point ``(c, r)`` is ``particles[r * cols + c]``.
+
+    Threads are stored structural first (row by row: the row's horizontals,
+    then the verticals down to the next row), then shear, then bend, so
+    ``structural`` is a prefix of ``threads``.
+    A triangle is drawn while both structural threads along its sides are
+    alive, so the texture tears with the cloth.
+
+    Attributes:
+        triangles: ``(T, 3)`` int64 particle indices (global), two per cell.
+        triangle_threads: ``(T, 2)`` int64 thread indices (global) each triangle needs.
+        uv: ``(N, 2)`` float64 texture coordinates in [0, 1], v up.
+        rest_pos: ``(N, 2)`` float64 positions as built, the anchors of pins.
+    """
+
+    name: str
+    cols: int
+    rows: int
+    spacing: float
+    particles: range
+    threads: range
+    structural: range
+    triangles: npt.NDArray[np.int64]
+    triangle_threads: npt.NDArray[np.int64]
+    uv: npt.NDArray[np.float64]
+    rest_pos: npt.NDArray[np.float64]
+    pins: PinLayout = field(default_factory=PinLayout)
+    look: ClothLook = field(default_factory=ClothLook)

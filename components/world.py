@@ -1,0 +1,87 @@
+"""Components of the single world entity: settings, clock and the stores."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from components.distances import DistanceStore
+from components.particles import ParticleStore
+from components.pins import PinStore
+
+FRAME_DT = 1.0 / 60.0
+"""The fixed frame length in seconds; substeps divide it."""
+
+AUTO_SUBSTEP_SPACING = 12.0
+"""Below this particle spacing (px) a frame is split into substeps."""
+
+MAX_AUTO_SUBSTEPS = 6
+
+
+@dataclass
+class Wind:
+    """A force along a direction with a little deterministic gusting.
+
+    ``strength`` is the mean force per unit mass in px/s²; ``gust`` the
+    relative amplitude (0..1) of the smooth noise that ripples it over space and time.
+    """
+
+    enabled: bool = False
+    strength: float = 400.0
+    direction: float = 0.0
+    gust: float = 0.35
+
+    @property
+    def vector(self) -> tuple[float, float]:
+        """The mean wind force per unit mass, or zero when off."""
+        if not self.enabled:
+            return (0.0, 0.0)
+        return (self.strength * math.cos(self.direction), self.strength * math.sin(self.direction))
+
+
+@dataclass
+class WorldSettings:
+    """Everything the level and the panel tune for the whole world; systems read it each frame.
+
+    ``damping`` is the Verlet velocity factor per 1/60 s frame (each of ``n``
+    substeps applies ``damping ** (1/n)``, so changing substeps does not
+    change the drag). ``substeps`` 0 means automatic (see ``resolved_substeps``).
+    """
+
+    gravity: tuple[float, float] = (0.0, -980.0)
+    damping: float = 0.99
+    iterations: int = 20
+    substeps: int = 0
+    bounds: tuple[float, float, float, float] = (0.0, 0.0, 1280.0, 720.0)
+    floor_friction: float = 0.5
+    wind: Wind = field(default_factory=Wind)
+    min_spacing: float = math.inf
+
+    def resolved_substeps(self) -> int:
+        """Substeps per frame: the set value, or automatic from the finest particle spacing.
+
+        Automatic: one substep at spacings of 12 px and above, else
+        ``ceil(12 / spacing)`` up to 6: a fine sheet falls further than its
+        spacing in one 1/60 s step and its relaxation would lag behind.
+        """
+        if self.substeps > 0:
+            return self.substeps
+        if self.min_spacing >= AUTO_SUBSTEP_SPACING:
+            return 1
+        return min(MAX_AUTO_SUBSTEPS, math.ceil(AUTO_SUBSTEP_SPACING / self.min_spacing))
+
+
+@dataclass
+class Clock:
+    """Frames stepped since the level was built; simulation time is ``frame * FRAME_DT``."""
+
+    frame: int = 0
+
+
+@dataclass
+class Stores:
+    """The structure-of-arrays buffers that hold every particle and constraint."""
+
+    particles: ParticleStore = field(default_factory=ParticleStore)
+    distances: DistanceStore = field(default_factory=DistanceStore)
+    pins: PinStore = field(default_factory=PinStore)

@@ -1,0 +1,12 @@
+"""The application: the Arcade window, input tools, tuning panel, level loading and the CLI.
+
+The Python API for scripts and tests is ``Simulation``: load a level, step
+it, read its arrays and metrics. Importing ``game`` does not import arcade;
+only the window and the offscreen renderer do.
+"""
+
+from game.level import LevelError
+from game.session import Session
+from game.simulation import Simulation
+
+__all__ = ["LevelError", "Session", "Simulation"]

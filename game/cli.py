@@ -1,0 +1,178 @@
+"""``python -m game`` (or ``weft``): play, run headless, validate levels, benchmark.
+
+A user's mistake (a bad level, a bad script, a bad ``--set``) prints one
+line per problem and exits 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from game.events import ScriptError, load_script
+from game.level import LevelError, load_level
+from game.simulation import Simulation
+from levels import DEFAULT_LEVEL
+
+USER_ERROR = 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m game`` and the ``weft`` script; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    command = args.command or "play"
+    try:
+        if command == "play":
+            return _play(args)
+        if command == "run":
+            return _run(args)
+        if command == "validate":
+            return _validate(args)
+        if command == "bench":
+            return _bench(args)
+        if command == "schema":
+            return _schema(args)
+    except (LevelError, ScriptError) as error:
+        print(error, file=sys.stderr)
+        return USER_ERROR
+    parser.error(f"unknown command {command!r}")
+    return USER_ERROR
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m game",
+        description="Weft: tearable cloth and friends, simulated with esper and numba, drawn with Arcade.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = commands.add_parser("play", help="open the window on a level (the default command)")
+    play.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL), help="level file (default: the cloth)")
+    play.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a level key")
+    play.add_argument("--record", metavar="FILE", help="write every input event to FILE (JSON) on exit")
+    play.add_argument("--replay", metavar="FILE", help="play an input script back in the window")
+
+    run = commands.add_parser("run", help="simulate a level headless and report")
+    run.add_argument("level", help="level file")
+    run.add_argument("--frames", type=_positive_int, required=True, help="frames of 1/60 s to simulate")
+    run.add_argument("--input", metavar="SCRIPT", help="input script (JSON) to replay")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a level key")
+    run.add_argument("--metrics", metavar="OUT", help="write the metrics JSON here")
+    run.add_argument("--state", metavar="OUT", help="write every body's positions (JSON) here")
+    run.add_argument("--screenshot", metavar="OUT", help="write a PNG of the last frame here")
+    run.add_argument("--filmstrip", metavar="OUT", help="write a PNG of every K-th frame here")
+    run.add_argument("--every", type=_positive_int, default=10, metavar="K", help="filmstrip spacing (10)")
+
+    validate = commands.add_parser("validate", help="check level files; exit 1 listing every problem")
+    validate.add_argument("levels", nargs="+", metavar="LEVEL")
+
+    bench = commands.add_parser("bench", help="benchmark scenes, side by side with pymunk")
+    bench.add_argument("scenes", nargs="*", metavar="SCENE", help="scenes to run (default: all)")
+    bench.add_argument("--json", action="store_true", help="print the results as JSON")
+    bench.add_argument("--frames", type=_positive_int, default=240, help="measured frames per scene (240)")
+
+    schema = commands.add_parser("schema", help="regenerate levels/level.schema.json and docs/levels.md")
+    schema.add_argument("--check", action="store_true", help="only report whether they are up to date")
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def _play(args: argparse.Namespace) -> int:
+    level = load_level(args.level, getattr(args, "set", []))
+    script = load_script(args.replay) if getattr(args, "replay", None) else []
+    from game.window import play  # arcade only when a window is wanted
+
+    play(level, record=getattr(args, "record", None), script=script)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from game.session import Session
+
+    sim = Simulation(load_level(args.level, args.set))
+    script = load_script(args.input) if args.input else []
+    session = Session(sim)
+    pictures = None
+    if args.screenshot or args.filmstrip:
+        from game.offscreen import Offscreen  # an offscreen GL context only when a picture is asked for
+
+        pictures = Offscreen(session)
+    if pictures and args.filmstrip:
+        frames_left = args.frames
+        strip = []
+        while frames_left > 0:
+            chunk = min(args.every, frames_left)
+            session.run(chunk, [e for e in script if session.tick <= e["frame"] < session.tick + chunk])
+            frames_left -= chunk
+            if chunk == args.every:
+                strip.append((f"frame {sim.frame}", pictures.capture()))
+        pictures.save_filmstrip(args.filmstrip, strip)
+    else:
+        session.run(args.frames, script)
+    if pictures and args.screenshot:
+        pictures.capture().save(args.screenshot)
+    metrics = sim.metrics()
+    if args.metrics:
+        _write_json(args.metrics, metrics)
+    if args.state:
+        _write_json(args.state, sim.state())
+    print(_summary(Path(args.level).name, metrics))
+    return 0
+
+
+def _summary(name: str, metrics: dict[str, Any]) -> str:
+    counts = metrics["counts"]
+    settled = metrics["settled_frame"]
+    return (
+        f"{name}: {metrics['frames']} frames, {counts['particles']} particles, "
+        f"{counts['constraints_alive']}/{counts['constraints']} threads alive ({counts['torn']} torn), "
+        f"step {metrics['step_ms']['median']:.2f} ms median / {metrics['step_ms']['p95']:.2f} p95, "
+        f"max stretch {metrics['max_stretch'] * 100:.2f}%, "
+        f"settled {'never' if settled is None else f'at frame {settled}'}, "
+        f"hash {metrics['state_hash'][:12]}"
+    )
+
+
+def _write_json(path: str, data: Any) -> None:
+    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    failed = False
+    for path in args.levels:
+        try:
+            load_level(path)
+        except LevelError as error:
+            failed = True
+            print(error, file=sys.stderr)
+        else:
+            print(f"{path}: ok")
+    return USER_ERROR if failed else 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from bench.run import run_scenes  # pymunk lives in bench/, never in the engine
+
+    return run_scenes(args.scenes, frames=args.frames, as_json=args.json)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from game.level.reference import write_reference
+
+    stale = write_reference(check_only=args.check)
+    for path in stale:
+        print(f"{path}: {'out of date' if args.check else 'written'}")
+    return USER_ERROR if args.check and stale else 0

@@ -1,0 +1,83 @@
+"""Building an esper world from a validated level."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+
+from components import Clock, Cloth, ClothLook, CutStroke, Grab, PinLayout, Stores, Wind, WorldSettings
+from game.level.load import LoadedLevel
+from game.level.schema import ClothTable, WorldTable, rgba
+from systems.cloth import build_cloth
+
+
+def world_settings(table: WorldTable, min_spacing: float) -> WorldSettings:
+    """The ``WorldSettings`` a ``[world]`` table describes."""
+    return WorldSettings(
+        gravity=(table.gravity[0], table.gravity[1]),
+        damping=table.damping,
+        iterations=table.iterations,
+        substeps=0 if table.substeps == "auto" else table.substeps,
+        bounds=(table.bounds[0], table.bounds[1], table.bounds[2], table.bounds[3]),
+        floor_friction=table.floor_friction,
+        wind=Wind(
+            enabled=table.wind.enabled,
+            strength=table.wind.strength,
+            direction=math.radians(table.wind.direction_deg),
+            gust=table.wind.gust,
+        ),
+        min_spacing=min_spacing,
+    )
+
+
+def pin_layout(table: ClothTable) -> PinLayout:
+    """The ``PinLayout`` of a cloth table's ``pins``."""
+    pins = table.pins
+    return PinLayout(kind=pins.layout, every=pins.every, points=tuple((c, r) for c, r in pins.points))
+
+
+def cloth_look(table: ClothTable, level: LoadedLevel) -> ClothLook:
+    """The ``ClothLook`` of a cloth table; texture paths become absolute."""
+    texture = str((level.directory / table.texture).resolve()) if table.texture else None
+    return ClothLook(
+        pattern=table.pattern,
+        pattern_size=table.pattern_size,
+        texture=texture,
+        colors=tuple(rgba(c) for c in table.colors),
+    )
+
+
+def build_world(level: LoadedLevel) -> int:
+    """Fill the active esper world with the level's bodies; return the cursor entity (tools' target)."""
+    model = level.model
+    stores = Stores()
+    spacings = [cloth.spacing for cloth in model.cloth]
+    settings = world_settings(model.world, min(spacings, default=math.inf))
+    esper.create_entity(settings, Clock(), stores)
+    for table in model.cloth:
+        entity = esper.create_entity()
+        cloth = build_cloth(
+            stores,
+            entity,
+            name=table.name,
+            origin=(table.origin[0], table.origin[1]),
+            cols=table.cols,
+            rows=table.rows,
+            spacing=table.spacing,
+            mass=table.mass,
+            thickness=table.thickness,
+            tear_ratio=table.tear_ratio if table.tearable else math.inf,
+            compliance=table.compliance,
+            shear=table.shear,
+            bend=table.bend,
+            pins=pin_layout(table),
+            look=cloth_look(table, level),
+        )
+        esper.add_component(entity, cloth)
+    return esper.create_entity(Grab(), CutStroke())
+
+
+def cloths() -> list[tuple[int, Cloth]]:
+    """Every cloth of the active world, in creation (level) order."""
+    return sorted(esper.get_component(Cloth), key=lambda item: item[0])

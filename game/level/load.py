@@ -1,0 +1,163 @@
+"""Reading a level file: TOML, overrides, schema validation and file checks, all problems at once."""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from game.level.problems import KeyPath, LevelError, Problem, file_label, problems_from_validation
+from game.level.schema import Level
+
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+@dataclass
+class LoadedLevel:
+    """A valid level: the model, the data it came from, and where it came from."""
+
+    source: Path
+    raw: dict[str, Any]
+    model: Level
+    overridden: set[KeyPath] = field(default_factory=set)
+
+    @property
+    def directory(self) -> Path:
+        """Paths inside the level are relative to this folder."""
+        return self.source.parent
+
+    def with_value(self, path: KeyPath, value: Any) -> LoadedLevel:
+        """A copy with one key changed, validated; raises ``LevelError`` if the result is invalid."""
+        raw = copy.deepcopy(self.raw)
+        label = file_label(self.source)
+        problem = set_key(raw, path, value, label)
+        if problem:
+            raise LevelError([problem])
+        return validate(raw, self.source, overridden=self.overridden | {path})
+
+
+def parse_key(text: str) -> KeyPath:
+    """``"cloth.0.tear_ratio"`` -> ``("cloth", 0, "tear_ratio")``."""
+    return tuple(int(part) if part.isdigit() else part for part in text.split("."))
+
+
+def parse_override(text: str) -> tuple[KeyPath, Any]:
+    """Split a ``--set KEY=VALUE``; the value is read as TOML, else taken as a plain string.
+
+    ``world.iterations=4`` gives 4, ``world.gravity=[0,-500]`` a list,
+    ``cloth.0.pattern=stripes`` the string ``"stripes"``.
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"expected KEY=VALUE (for example world.iterations=4), got {text!r}")
+    try:
+        parsed = tomllib.loads(f"value = {value.strip()}")["value"]
+    except tomllib.TOMLDecodeError:
+        parsed = value.strip()
+    return parse_key(key.strip()), parsed
+
+
+def set_key(raw: dict[str, Any], path: KeyPath, value: Any, file: str) -> Problem | None:
+    """Write ``value`` at ``path`` in the level data, creating tables on the way; a Problem if impossible."""
+    node: Any = raw
+    for depth, part in enumerate(path):
+        last = depth == len(path) - 1
+        here = path[: depth + 1]
+        if isinstance(part, int):
+            if not isinstance(node, list):
+                return Problem(file, here, f"expected a key name, got the index {part}", note="set by --set")
+            if part >= len(node):
+                return Problem(
+                    file, here, f"expected an index below {len(node)}, got {part}", note="set by --set"
+                )
+        elif not isinstance(node, dict):
+            return Problem(file, here, f"expected an index, got the key {part!r}", note="set by --set")
+        if last:
+            node[part] = value
+        else:
+            if isinstance(part, str) and part not in node:
+                node[part] = [] if isinstance(path[depth + 1], int) else {}
+            node = node[part]
+    return None
+
+
+def read_toml(path: Path) -> tuple[dict[str, Any], str]:
+    """The data and text of a TOML file; a ``LevelError`` naming the line for bad syntax."""
+    label = file_label(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LevelError([Problem(label, (), "expected a level file, got no such file")]) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise LevelError([Problem(label, (), f"expected a readable UTF-8 text file, got {error}")]) from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        position = _TOML_POSITION.search(message)
+        where = f"line {position.group(1)}, column {position.group(2)}: " if position else ""
+        reason = _TOML_POSITION.sub("", message)
+        raise LevelError(
+            [Problem(label, (), f"{where}expected valid TOML, got a syntax error: {reason}")]
+        ) from None
+
+
+def validate(
+    raw: dict[str, Any], source: Path, text: str | None = None, overridden: set[KeyPath] = frozenset()
+) -> LoadedLevel:
+    """Check level data against the schema and the files it names; raise ``LevelError`` with every problem."""
+    label = file_label(source)
+    try:
+        model = Level.model_validate(raw)
+    except ValidationError as error:
+        raise LevelError(problems_from_validation(error, label, text, set(overridden))) from None
+    problems = _missing_files(model, source.parent, label)
+    if problems:
+        raise LevelError(problems)
+    return LoadedLevel(source=source, raw=raw, model=model, overridden=set(overridden))
+
+
+def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> LoadedLevel:
+    """Read, override (``KEY=VALUE`` strings as for ``--set``) and validate a level file."""
+    source = Path(path)
+    raw, text = read_toml(source)
+    label = file_label(source)
+    problems = []
+    overridden: set[KeyPath] = set()
+    for override in overrides:
+        try:
+            key, value = parse_override(override)
+        except ValueError as error:
+            problems.append(Problem(label, (), f"--set {error}"))
+            continue
+        problem = set_key(raw, key, value, label)
+        if problem:
+            problems.append(problem)
+        else:
+            overridden.add(key)
+    try:
+        level = validate(raw, source, text, overridden)
+    except LevelError as error:
+        problems.extend(error.problems)
+    if problems:
+        raise LevelError(problems)
+    return level
+
+
+def _missing_files(model: Level, directory: Path, label: str) -> list[Problem]:
+    problems = []
+    for k, cloth in enumerate(model.cloth):
+        if cloth.texture is not None and not (directory / cloth.texture).is_file():
+            problems.append(
+                Problem(
+                    label,
+                    ("cloth", k, "texture"),
+                    f"expected an image file relative to the level, got {cloth.texture!r} (no such file)",
+                )
+            )
+    return problems

@@ -1,0 +1,314 @@
+"""The level format: one pydantic model per TOML table.
+
+Every field carries its unit and meaning in ``description``; the JSON schema
+(``levels/level.schema.json``) and the key reference in ``docs/levels.md`` are
+both generated from these models, so the three never disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
+
+PATTERNS = ("gingham", "stripes", "checker", "plaid")
+"""Procedural cloth patterns; a ``texture`` image replaces them."""
+
+PIN_LAYOUTS = ("every", "ends", "top", "list", "none")
+
+TOOLS = ("drag", "cut", "wind")
+
+TUNABLES = (
+    "gravity",
+    "wind",
+    "wind_direction",
+    "tear_ratio",
+    "iterations",
+    "compliance",
+    "pins",
+    "shear",
+    "bend",
+    "pattern",
+)
+"""Controls the panel can show, in the order it shows them."""
+
+
+class Table(BaseModel):
+    """A TOML table: unknown keys are errors, types are strict (TOML has real ints,
+    floats and booleans; ``"5"`` is not a number), NaN and infinity are rejected."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_default=True)
+
+
+class AtKey(ValueError):
+    """A validator's finding about a key below the one it validates (``path`` is relative)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _describe(value: object) -> str:
+    """A short rendering of a TOML value for error messages."""
+    if isinstance(value, str):
+        return f"{value!r} (a string)"
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
+
+
+def check_color(value: object) -> object:
+    """Accept ``"#rrggbb(aa)"`` or a list of 3 to 4 channels 0-255; say what was wrong otherwise."""
+    if isinstance(value, str) and HEX_COLOR.match(value):
+        return value
+    if (
+        isinstance(value, list)
+        and len(value) in (3, 4)
+        and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
+    ):
+        return value
+    raise ValueError(
+        f'expected a colour "#rrggbb", "#rrggbbaa" or [r, g, b(, a)] of 0-255, got {_describe(value)}'
+    )
+
+
+def check_substeps(value: object) -> object:
+    """Accept 1 to 16 or ``"auto"``."""
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 16):
+        return value
+    raise ValueError(f'expected an integer from 1 to 16 or "auto", got {_describe(value)}')
+
+
+Vec2 = Annotated[list[float], Field(min_length=2, max_length=2)]
+Color = Annotated[
+    str | list[int],
+    BeforeValidator(check_color),
+    Field(description='"#rrggbb", "#rrggbbaa" or [r, g, b] / [r, g, b, a] with 0-255 channels'),
+]
+Substeps = Annotated[int | Literal["auto"], BeforeValidator(check_substeps)]
+
+
+def rgba(value: str | list[int]) -> tuple[int, int, int, int]:
+    """A validated colour as an (r, g, b, a) tuple of 0-255 ints."""
+    if isinstance(value, str):
+        digits = value[1:]
+        channels = [int(digits[k : k + 2], 16) for k in range(0, len(digits), 2)]
+    else:
+        channels = list(value)
+    if len(channels) == 3:
+        channels.append(255)
+    return (channels[0], channels[1], channels[2], channels[3])
+
+
+class LevelInfo(Table):
+    """``[level]``: what the level is called and what it shows."""
+
+    name: str = Field("Untitled", description="Title shown in the window and the level list.")
+    description: str = Field("", description="One line saying what to try in this level.")
+
+
+class WindTable(Table):
+    """``[world.wind]``: a force along a direction with deterministic gusts."""
+
+    enabled: bool = Field(False, description="Whether the wind blows at the start (the W key toggles it).")
+    strength: float = Field(400.0, ge=0.0, le=5000.0, description="Mean force per unit mass, px/s².")
+    direction_deg: float = Field(
+        0.0, ge=-360.0, le=360.0, description="Direction the wind blows towards, degrees (0 = +x, 90 = up)."
+    )
+    gust: float = Field(
+        0.35,
+        ge=0.0,
+        le=1.0,
+        description="Relative amplitude of the gusts that ripple the cloth (0 = steady).",
+    )
+
+
+class WorldTable(Table):
+    """``[world]``: settings of the whole simulation."""
+
+    gravity: Vec2 = Field(
+        [0.0, -980.0], description="Acceleration [x, y], px/s² (y up); each component within ±20000."
+    )
+    damping: float = Field(
+        0.99,
+        gt=0.0,
+        le=1.0,
+        description="Verlet velocity kept per 1/60 s frame (1 = no air drag).",
+    )
+    iterations: int = Field(
+        20,
+        ge=1,
+        le=200,
+        description="Relaxation passes per substep: the stiffness of rigid threads "
+        "(2 is saggy and rubbery, 40 and more almost inextensible).",
+    )
+    substeps: Substeps = Field(
+        "auto",
+        description='Steps per 1/60 s frame (1 to 16), or "auto": 1 at particle '
+        "spacings of 12 px and more, else ceil(12 / spacing) up to 6.",
+    )
+    bounds: Annotated[list[float], Field(min_length=4, max_length=4)] = Field(
+        [0.0, 0.0, 1280.0, 720.0],
+        description="The level's rectangle [left, bottom, right, top], px; also the window size.",
+    )
+    floor_friction: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="Share of horizontal velocity a particle on the floor loses each substep.",
+    )
+    background: Color = Field("#1b1f2a", description="Window background colour.")
+    wind: WindTable = Field(default_factory=WindTable, description="See [world.wind].")
+
+    @field_validator("gravity")
+    @classmethod
+    def _gravity_in_range(cls, value: list[float]) -> list[float]:
+        if any(abs(component) > 20000.0 for component in value):
+            raise ValueError(f"expected components within ±20000 px/s², got {value}")
+        return value
+
+    @field_validator("bounds")
+    @classmethod
+    def _bounds_not_empty(cls, value: list[float]) -> list[float]:
+        left, bottom, right, top = value
+        if right - left < 64.0 or top - bottom < 64.0:
+            raise ValueError(f"expected [left, bottom, right, top] at least 64 px wide and tall, got {value}")
+        if right - left > 8192.0 or top - bottom > 8192.0:
+            raise ValueError(f"expected a rectangle at most 8192 px wide and tall, got {value}")
+        return value
+
+
+class PinsTable(Table):
+    """``pins`` of a cloth: which points are held in place."""
+
+    layout: Literal["every", "ends", "top", "list", "none"] = Field(
+        "every",
+        description='"every": every N-th point of the top row (corners included); "ends": the two top '
+        'corners; "top": the whole top row; "list": the points in `points`; "none": nothing.',
+    )
+    every: int = Field(4, ge=1, le=1000, description='N for layout "every".')
+    points: list[Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)]] = Field(
+        [], description='[column, row] pairs for layout "list"; row 0 is the top row.'
+    )
+
+
+class ClothTable(Table):
+    """``[[cloth]]``: a tearable sheet of points and threads."""
+
+    name: str = Field("cloth", description="Name of the sheet in state files and `--set` keys.")
+    origin: Vec2 = Field([190.0, 660.0], description="Position of the top-left point [x, y], px.")
+    cols: int = Field(70, ge=2, le=400, description="Points across.")
+    rows: int = Field(45, ge=2, le=400, description="Points down.")
+    spacing: float = Field(
+        13.0, ge=2.0, le=200.0, description="Rest distance between neighbouring points, px."
+    )
+    mass: float = Field(
+        1.0, gt=0.0, le=1000.0, description="Mass of each point (wind pushes light cloth further)."
+    )
+    thickness: float = Field(
+        2.0, ge=0.0, le=50.0, description="Thickness, px: points keep half of it from the walls."
+    )
+    pins: PinsTable = Field(default_factory=PinsTable, description="See the pins table.")
+    tearable: bool = Field(True, description="Whether overloaded threads break.")
+    tear_ratio: float = Field(
+        2.6,
+        ge=1.05,
+        le=100.0,
+        description="A thread breaks when longer than tear_ratio × its rest length.",
+    )
+    compliance: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="XPBD compliance (inverse stiffness) of every thread, px/(unit force); "
+        "0 is rigid. Above 0 the softness no longer depends on iterations. Useful: 1e-7 to 1e-3.",
+    )
+    shear: bool = Field(False, description="Add hidden diagonal threads that resist shearing.")
+    bend: bool = Field(False, description="Add hidden skip-one threads that resist folding.")
+    pattern: Literal["gingham", "stripes", "checker", "plaid"] = Field(
+        "gingham", description="Procedural pattern drawn on the sheet."
+    )
+    pattern_size: float = Field(
+        52.0, ge=4.0, le=2000.0, description="Size of one repeat of the pattern on the sheet at rest, px."
+    )
+    texture: str | None = Field(
+        None,
+        description="Image file (PNG or JPEG) stretched over the sheet, relative to the level file; "
+        "replaces the pattern.",
+    )
+    colors: list[Color] = Field(
+        ["#c8553d", "#f2e9dc", "#2d4159"],
+        min_length=2,
+        max_length=4,
+        description="Two to four colours of the pattern.",
+    )
+
+    @model_validator(mode="after")
+    def _pins_on_the_sheet(self) -> ClothTable:
+        for k, (col, row) in enumerate(self.pins.points):
+            if col >= self.cols or row >= self.rows:
+                raise AtKey(
+                    f"pins.points.{k}",
+                    f"expected a [column, row] inside the {self.cols} × {self.rows} sheet, "
+                    f"got [{col}, {row}]",
+                )
+        return self
+
+
+class ToolsTable(Table):
+    """``[tools]``: which input tools the level offers."""
+
+    available: list[Literal["drag", "cut", "wind"]] = Field(
+        ["drag", "cut", "wind"], min_length=1, description="Tools the player can pick (drag, cut, wind)."
+    )
+    start: Literal["drag", "cut", "wind"] = Field("drag", description="Tool selected when the level starts.")
+
+    @model_validator(mode="after")
+    def _start_is_available(self) -> ToolsTable:
+        if self.start not in self.available:
+            raise AtKey("start", f"expected one of the available tools {self.available}, got {self.start!r}")
+        return self
+
+
+class PanelTable(Table):
+    """``[panel]``: which controls the tuning panel shows."""
+
+    show: list[
+        Literal[
+            "gravity",
+            "wind",
+            "wind_direction",
+            "tear_ratio",
+            "iterations",
+            "compliance",
+            "pins",
+            "shear",
+            "bend",
+            "pattern",
+        ]
+    ] = Field(
+        list(TUNABLES), description="Controls shown in the panel, in order: " + ", ".join(TUNABLES) + "."
+    )
+    open: bool = Field(True, description="Whether the panel is open when the level starts (P toggles it).")
+
+
+class Level(Table):
+    """A whole level file."""
+
+    level: LevelInfo = Field(default_factory=LevelInfo, description="See [level].")
+    world: WorldTable = Field(default_factory=WorldTable, description="See [world].")
+    cloth: list[ClothTable] = Field([], description="Cloth sheets, each a [[cloth]] table.")
+    tools: ToolsTable = Field(default_factory=ToolsTable, description="See [tools].")
+    panel: PanelTable = Field(default_factory=PanelTable, description="See [panel].")
+
+    @model_validator(mode="after")
+    def _names_are_unique(self) -> Level:
+        seen: set[str] = set()
+        for k, cloth in enumerate(self.cloth):
+            if cloth.name in seen:
+                raise AtKey(f"cloth.{k}.name", f"expected a name no other body uses, got {cloth.name!r}")
+            seen.add(cloth.name)
+        return self

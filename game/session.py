@@ -1,0 +1,148 @@
+"""A session: a simulation driven by input events, in the window or headless.
+
+The window and ``python -m game run --input`` feed the same events through
+the same ``Session``, so a recording replays bit for bit: an event is
+applied at the start of the tick it is queued for, never in between.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from game.level.problems import LevelError
+from game.simulation import Simulation
+from game.tools import TOOLS, Tool, cut_segment
+
+KEYS = {
+    "SPACE": "pause or resume",
+    "S": "single step (pauses)",
+    "R": "reset the level",
+    "W": "wind on or off",
+    "D": "debug view: threads coloured by strain, pins",
+    "H": "this help",
+    "P": "tuning panel",
+    "ESCAPE": "quit",
+}
+"""Every key the session or the window answers, with what it does (the help overlay lists these)."""
+
+TRAIL_LENGTH = 24
+"""Cut segments kept for drawing the blade's trail."""
+
+
+class Session:
+    """A ``Simulation`` plus what the player does to it: tools, pause, view toggles, recording.
+
+    ``tick`` counts calls to ``advance`` (paused ones included): events are
+    stamped with it, so pauses replay too.
+    """
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.tick = 0
+        self.paused = False
+        self.debug = False
+        self.show_help = False
+        self.show_panel = sim.level.model.panel.open
+        self.tools: dict[str, Tool] = {name: TOOLS[name]() for name in sim.level.model.tools.available}
+        self.tool = self.tools[sim.level.model.tools.start]
+        self.pointer: tuple[float, float] | None = None
+        """The cursor while a button is held, px (for drawing the grab line or wind arrow)."""
+        self.trail: deque[tuple[float, float, float, float]] = deque(maxlen=TRAIL_LENGTH)
+        self.log: list[dict[str, Any]] = []
+        """Every event applied, stamped with its tick: a recording."""
+        self.message = ""
+        """The last problem an event caused (a rejected value), for the HUD."""
+        self._queue: list[dict[str, Any]] = []
+        self._step_once = False
+
+    def queue(self, event: dict[str, Any]) -> None:
+        """Schedule an event (without ``frame``) for the start of the next tick."""
+        self._queue.append(event)
+
+    def advance(self) -> bool:
+        """Run one tick: apply queued events, then step one frame unless paused. True if it stepped."""
+        events, self._queue = self._queue, []
+        for event in events:
+            self.apply(event)
+        stepped = not self.paused or self._step_once
+        if stepped:
+            self.sim.step()
+        self._step_once = False
+        self.tick += 1
+        return stepped
+
+    def run(self, frames: int, script: list[dict[str, Any]] = ()) -> None:
+        """Advance ``frames`` ticks, applying each script event at the start of its frame."""
+        pending = sorted(script, key=lambda event: event["frame"])  # stable: file order within a frame
+        cursor = 0
+        for _ in range(frames):
+            while cursor < len(pending) and pending[cursor]["frame"] <= self.tick:
+                self.queue({k: v for k, v in pending[cursor].items() if k != "frame"})
+                cursor += 1
+            self.advance()
+
+    def apply(self, event: dict[str, Any]) -> None:
+        """Apply one event now and record it."""
+        self.log.append({"frame": self.tick, **event})
+        kind = event["type"]
+        if kind == "mouse_press":
+            self._press(event["x"], event["y"], event["button"])
+        elif kind == "mouse_drag":
+            self._drag(event["x"], event["y"], event["dx"], event["dy"], event["buttons"])
+        elif kind == "mouse_release":
+            self._release(event["x"], event["y"], event["button"])
+        elif kind == "key_press":
+            self._key(event["key"])
+        elif kind == "tool":
+            self.choose_tool(event["name"])
+        elif kind == "set":
+            try:
+                self.sim.set(event["key"], event["value"])
+                self.message = ""
+            except LevelError as error:
+                self.message = str(error)
+
+    def choose_tool(self, name: str) -> None:
+        """Make ``name`` the left button's tool, if the level offers it."""
+        if name in self.tools:
+            self.tool = self.tools[name]
+
+    def _press(self, x: float, y: float, button: str) -> None:
+        self.pointer = (x, y)
+        if button == "left":
+            self.tool.press(self, x, y)
+
+    def _drag(self, x: float, y: float, dx: float, dy: float, buttons: list[str]) -> None:
+        self.pointer = (x, y)
+        if "left" in buttons:
+            self.tool.drag(self, x, y, dx, dy)
+        if "right" in buttons:
+            cut_segment(self, x - dx, y - dy, x, y)
+
+    def _release(self, x: float, y: float, button: str) -> None:
+        self.pointer = None
+        if button == "left":
+            self.tool.release(self, x, y)
+
+    def _key(self, key: str) -> None:
+        if key == "SPACE":
+            self.paused = not self.paused
+        elif key == "S":
+            self.paused = True
+            self._step_once = True
+        elif key == "R":
+            self.sim.reset()
+            self.trail.clear()
+        elif key == "W":
+            self.sim.set("world.wind.enabled", not self.sim.settings.wind.enabled)
+        elif key == "D":
+            self.debug = not self.debug
+        elif key == "H":
+            self.show_help = not self.show_help
+        elif key == "P":
+            self.show_panel = not self.show_panel
+        else:
+            for tool in self.tools.values():
+                if key == f"KEY_{tool.hotkey}" or key == tool.hotkey:
+                    self.tool = tool

@@ -1,0 +1,219 @@
+"""The Python API: load a level into a world, step it, read its arrays and metrics."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import esper
+import numpy as np
+import numpy.typing as npt
+
+from components import Cloth, Stores, WorldSettings
+from game.level.build import build_world, cloth_look, cloths, pin_layout, world_settings
+from game.level.load import LoadedLevel, load_level, parse_key
+from systems import world
+from systems.builtin import default_schedule
+from systems.cloth import layout_pins
+from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
+from systems.schedule import Schedule
+
+_LOOK_KEYS = {"pattern", "pattern_size", "texture", "colors"}
+_UNSEEN_TABLES = {"level", "tools", "panel"}
+
+
+class Simulation:
+    """A level's world, stepped at a fixed 1/60 s.
+
+    Each simulation owns an esper world of its own (esper worlds are global
+    and named); every method switches to it first, so several simulations
+    can live side by side.
+
+    Example::
+
+        sim = Simulation.load("levels/cloth.toml", overrides=["world.iterations=40"])
+        sim.step(120)
+        sheet = sim.positions("sheet")          # (N, 2) copy, px
+        print(sim.metrics()["max_stretch"])
+    """
+
+    _names = itertools.count()
+
+    def __init__(self, level: LoadedLevel) -> None:
+        self.level = level
+        self.world_name = f"weft-{next(self._names)}"
+        self.generation = 0
+        """Counts rebuilds, so drawing caches keyed by entity know when entities were replaced."""
+        self._build()
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Simulation:
+        """Read a level file (with ``--set`` style ``KEY=VALUE`` overrides) and build its world.
+
+        Raises ``game.level.LevelError`` listing every problem of the file.
+        """
+        return cls(load_level(path, overrides))
+
+    def _build(self) -> None:
+        self.activate()
+        esper.clear_database()
+        self.cursor = build_world(self.level)
+        """The entity holding the tools' ``Grab`` and ``CutStroke``."""
+        self.schedule: Schedule = default_schedule()
+        self._metrics: MetricsSystem = self.schedule.get("metrics")  # type: ignore[assignment]
+        self._metrics.begin(self.stores)
+        self.step_ms: list[float] = []
+        """Wall-clock physics time of each frame, ms (measurement only, never fed back)."""
+        self.frame = 0
+        self.generation += 1
+
+    def activate(self) -> None:
+        """Make this simulation's esper world the current one."""
+        esper.switch_world(self.world_name)
+
+    def close(self) -> None:
+        """Delete the esper world; the simulation cannot be used afterwards."""
+        esper.switch_world("default")
+        if self.world_name in esper.list_worlds():
+            esper.delete_world(self.world_name)
+
+    # -- stepping ---------------------------------------------------------
+
+    def step(self, frames: int = 1) -> None:
+        """Advance ``frames`` fixed frames of 1/60 s."""
+        self.activate()
+        clock = world.clock()
+        for _ in range(frames):
+            started = time.perf_counter()
+            self.schedule.step_frame(clock.frame)
+            clock.frame += 1
+            self.step_ms.append((time.perf_counter() - started) * 1e3)
+        self.frame = clock.frame
+
+    def reset(self) -> None:
+        """Rebuild the world from the level as it is now (with every ``set`` applied)."""
+        self._build()
+
+    def set(self, key: str | tuple[str | int, ...], value: Any) -> bool:
+        """Change one level key (``"world.iterations"``, ``"cloth.0.tear_ratio"``...) while running.
+
+        Settings, tear ratio, compliance, pins and looks change in place;
+        anything else (a sheet's size, shear, bend...) rebuilds the world.
+        Returns True when it rebuilt. Raises ``LevelError`` for an invalid
+        value, leaving the simulation as it was.
+        """
+        path = parse_key(key) if isinstance(key, str) else tuple(key)
+        self.level = self.level.with_value(path, value)
+        if path[0] in _UNSEEN_TABLES:
+            return False
+        self.activate()
+        if path[0] == "world":
+            fresh = world_settings(self.level.model.world, self.settings.min_spacing)
+            vars(self.settings).update(vars(fresh))
+            return False
+        if path[0] == "cloth" and len(path) >= 3 and isinstance(path[1], int):
+            entity, cloth = cloths()[path[1]]
+            if self._tune_cloth(entity, cloth, path[1], str(path[2])):
+                return False
+        self._build()
+        return True
+
+    def _tune_cloth(self, entity: int, cloth: Cloth, index: int, key: str) -> bool:
+        """Apply a cloth key in place; False when only a rebuild can apply it."""
+        table = self.level.model.cloth[index]
+        distances = self.stores.distances
+        structural = slice(cloth.structural.start, cloth.structural.stop)
+        threads = slice(cloth.threads.start, cloth.threads.stop)
+        if key in ("tear_ratio", "tearable"):
+            distances.tear_ratio[structural] = table.tear_ratio if table.tearable else math.inf
+        elif key == "compliance":
+            distances.compliance[threads] = table.compliance
+        elif key == "pins":
+            cloth.pins = pin_layout(table)
+            layout_pins(self.stores, entity, cloth)
+        elif key in _LOOK_KEYS:
+            cloth.look = cloth_look(table, self.level)
+        else:
+            return False
+        return True
+
+    # -- reading ----------------------------------------------------------
+
+    @property
+    def stores(self) -> Stores:
+        """The particle and constraint buffers (live arrays: copy before keeping)."""
+        self.activate()
+        return world.stores()
+
+    @property
+    def settings(self) -> WorldSettings:
+        """The world settings systems read each frame."""
+        self.activate()
+        return world.settings()
+
+    @property
+    def name(self) -> str:
+        """The level's title."""
+        return self.level.model.level.name
+
+    def body(self, name: str) -> tuple[int, Cloth]:
+        """The entity and component of the body called ``name``."""
+        self.activate()
+        for entity, cloth in cloths():
+            if cloth.name == name:
+                return entity, cloth
+        known = [cloth.name for _, cloth in cloths()]
+        raise KeyError(f"no body named {name!r}; the level has {known}")
+
+    def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
+        """A copy of the positions ``(n, 2)`` of one body's particles, or of every particle."""
+        particles = self.stores.particles
+        if name is None:
+            return particles.pos[: particles.count].copy()
+        _, cloth = self.body(name)
+        return particles.pos[cloth.particles.start : cloth.particles.stop].copy()
+
+    def metrics(self) -> dict[str, Any]:
+        """The metrics of the run so far, as ARCHITECTURE.md's metrics contract describes."""
+        stores = self.stores
+        distances = stores.distances
+        alive = int(distances.alive[: distances.count].sum())
+        steps = np.array(self.step_ms) if self.step_ms else np.zeros(1)
+        return {
+            "frames": self.frame,
+            "counts": {
+                "particles": stores.particles.count,
+                "constraints": distances.count,
+                "constraints_alive": alive,
+                "torn": distances.count - alive,
+                "bodies": body_count(),
+                "rigid_bodies": 0,
+                "sleeping": 0,
+            },
+            "step_ms": {
+                "median": round(float(np.median(steps)), 4),
+                "p95": round(float(np.percentile(steps, 95)), 4),
+            },
+            # no circles or boxes exist yet, so nothing can overlap
+            "max_penetration": 0.0,
+            "max_stretch": max_stretch(stores),
+            "settled_frame": self._metrics.settled_frame(),
+            "state_hash": state_hash(stores),
+        }
+
+    def state(self) -> dict[str, Any]:
+        """Every named body with its particles' positions, px."""
+        self.activate()
+        particles = world.stores().particles
+        bodies = {}
+        for _, cloth in cloths():
+            pos = particles.pos[cloth.particles.start : cloth.particles.stop]
+            bodies[cloth.name] = {"kind": "cloth", "positions": pos.tolist()}
+        return {"level": self.name, "frame": self.frame, "bodies": bodies}
+
+    def state_hash(self) -> str:
+        """sha256 of every particle position: equal for bit-identical runs."""
+        return state_hash(self.stores)

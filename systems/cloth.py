@@ -1,0 +1,179 @@
+"""Building a cloth sheet into the stores, and laying out its pins."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from components import Cloth, ClothLook, PinLayout, Stores, ThreadKind
+from systems.pins import pin, unpin_owned_by
+
+
+def build_cloth(
+    stores: Stores,
+    owner: int,
+    *,
+    name: str,
+    origin: tuple[float, float],
+    cols: int,
+    rows: int,
+    spacing: float,
+    mass: float = 1.0,
+    thickness: float = 2.0,
+    tear_ratio: float = 2.6,
+    compliance: float = 0.0,
+    shear: bool = False,
+    bend: bool = False,
+    pins: PinLayout | None = None,
+    look: ClothLook | None = None,
+) -> Cloth:
+    """Add a ``cols x rows`` sheet hanging down from ``origin`` (its top-left point) and pin it.
+
+    Returns the ``Cloth`` component to put on entity ``owner``. ``tear_ratio``
+    ``inf`` makes an untearable sheet; shear and bend threads never tear on
+    their own but die with the structural threads they lean on.
+    """
+    c, r = np.meshgrid(np.arange(cols), np.arange(rows))
+    rest_pos = np.column_stack([origin[0] + c.ravel() * spacing, origin[1] - r.ravel() * spacing]).astype(
+        np.float64
+    )
+    particles = stores.particles.add(rest_pos, 1.0 / mass, thickness / 2.0, owner)
+    first = particles.start
+    grid = first + np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+
+    distances = stores.distances
+    start = distances.count
+    # Structural threads row by row: the row's even horizontals, its odd
+    # horizontals, then the verticals down to the next row. Row by row, one
+    # Gauss-Seidel pass carries the pins' hold from the top to the bottom of
+    # the sheet; within a row, consecutive threads share no point, so the CPU
+    # overlaps their arithmetic (about twice as fast as a plain left-to-right order).
+    horizontal = np.empty((rows, cols - 1), dtype=np.int64)
+    vertical = np.empty((rows - 1, cols), dtype=np.int64)
+    ends_i, ends_j = [], []
+    next_id = start
+    for row in range(rows):
+        for parity in (0, 1):
+            left = np.arange(parity, cols - 1, 2)
+            horizontal[row, left] = np.arange(next_id, next_id + len(left))
+            next_id += len(left)
+            ends_i.append(grid[row, left])
+            ends_j.append(grid[row, left + 1])
+        if row < rows - 1:
+            vertical[row] = np.arange(next_id, next_id + cols)
+            next_id += cols
+            ends_i.append(grid[row])
+            ends_j.append(grid[row + 1])
+    i = np.concatenate(ends_i)
+    j = np.concatenate(ends_j)
+    structural = distances.add(
+        i,
+        j,
+        np.full(len(i), spacing),
+        owner=owner,
+        kind=ThreadKind.STRUCTURAL,
+        compliance=compliance,
+        tear_ratio=tear_ratio,
+    )
+
+    if shear:
+        # both diagonals of each cell lean on the cell's four sides
+        sides = np.stack(
+            [horizontal[:-1], horizontal[1:], vertical[:, :-1], vertical[:, 1:]], axis=-1
+        ).reshape(-1, 4)
+        i = np.concatenate([grid[:-1, :-1].ravel(), grid[:-1, 1:].ravel()])
+        j = np.concatenate([grid[1:, 1:].ravel(), grid[1:, :-1].ravel()])
+        distances.add(
+            i,
+            j,
+            np.full(len(i), spacing * math.sqrt(2.0)),
+            owner=owner,
+            kind=ThreadKind.SHEAR,
+            compliance=compliance,
+            parents=np.concatenate([sides, sides]),
+        )
+    if bend:
+        # skip-one neighbours lean on the two threads they bridge
+        i = np.concatenate([grid[:, :-2].ravel(), grid[:-2, :].ravel()])
+        j = np.concatenate([grid[:, 2:].ravel(), grid[2:, :].ravel()])
+        parents = np.concatenate(
+            [
+                np.stack([horizontal[:, :-1], horizontal[:, 1:]], axis=-1).reshape(-1, 2),
+                np.stack([vertical[:-1], vertical[1:]], axis=-1).reshape(-1, 2),
+            ]
+        )
+        distances.add(
+            i,
+            j,
+            np.full(len(i), 2.0 * spacing),
+            owner=owner,
+            kind=ThreadKind.BEND,
+            compliance=compliance,
+            parents=parents,
+        )
+
+    triangles, triangle_threads = _triangles(grid, horizontal, vertical)
+    uv = np.column_stack([c.ravel() / (cols - 1), 1.0 - r.ravel() / (rows - 1)])
+    cloth = Cloth(
+        name=name,
+        cols=cols,
+        rows=rows,
+        spacing=spacing,
+        particles=particles,
+        threads=range(start, distances.count),
+        structural=structural,
+        triangles=triangles,
+        triangle_threads=triangle_threads,
+        uv=uv,
+        rest_pos=rest_pos,
+        pins=pins or PinLayout(),
+        look=look or ClothLook(),
+    )
+    layout_pins(stores, owner, cloth)
+    return cloth
+
+
+def _triangles(
+    grid: npt.NDArray[np.int64],
+    horizontal: npt.NDArray[np.int64],
+    vertical: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Two triangles per cell, each with the two structural threads along its sides.
+
+    Cell corners ``a b / c d`` (a top-left): triangle ``a b d`` needs threads
+    a-b and b-d, triangle ``a d c`` needs a-c and c-d.
+    """
+    a, b = grid[:-1, :-1].ravel(), grid[:-1, 1:].ravel()
+    c, d = grid[1:, :-1].ravel(), grid[1:, 1:].ravel()
+    top, bottom = horizontal[:-1].ravel(), horizontal[1:].ravel()
+    left, right = vertical[:, :-1].ravel(), vertical[:, 1:].ravel()
+    triangles = np.concatenate([np.stack([a, b, d], axis=1), np.stack([a, d, c], axis=1)])
+    threads = np.concatenate([np.stack([top, right], axis=1), np.stack([left, bottom], axis=1)])
+    return triangles, threads
+
+
+def pinned_points(layout: PinLayout, cols: int, rows: int) -> list[tuple[int, int]]:
+    """The ``(col, row)`` points a layout pins (row 0 is the top row)."""
+    if layout.kind == "none":
+        return []
+    if layout.kind == "ends":
+        return [(0, 0), (cols - 1, 0)]
+    if layout.kind == "top":
+        return [(col, 0) for col in range(cols)]
+    if layout.kind == "every":
+        cols_pinned = set(range(0, cols, layout.every)) | {cols - 1}
+        return [(col, 0) for col in sorted(cols_pinned)]
+    if layout.kind == "list":
+        return list(dict.fromkeys((col, row) for col, row in layout.points))
+    raise ValueError(f"unknown pin layout {layout.kind!r}: expected every, ends, top, list or none")
+
+
+def layout_pins(stores: Stores, owner: int, cloth: Cloth) -> None:
+    """Replace the sheet's pins by those of ``cloth.pins``, anchored where the sheet was built."""
+    unpin_owned_by(stores, owner)
+    for col, row in pinned_points(cloth.pins, cloth.cols, cloth.rows):
+        local = row * cloth.cols + col
+        anchor = cloth.rest_pos[local]
+        pin(stores, cloth.particles[local], (float(anchor[0]), float(anchor[1])), owner)

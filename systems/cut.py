@@ -1,0 +1,41 @@
+"""Cutting: the cursor's stroke severs every thread it crosses."""
+
+from __future__ import annotations
+
+import esper
+
+from components import CutStroke
+from systems import world
+from systems.kernels.tear import cut_crossing
+from systems.schedule import Stage, Step, System
+from systems.tear import kill_dependents
+
+
+class CutSystem(System):
+    """Consumes the segments of every ``CutStroke`` and kills the threads they cross."""
+
+    name = "cut"
+    stage = Stage.FRAME_START
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        distances = stores.distances
+        m = distances.count
+        for _entity, stroke in sorted(esper.get_component(CutStroke), key=lambda item: item[0]):
+            cut = 0
+            for x0, y0, x1, y1 in stroke.segments:
+                if (x0, y0) == (x1, y1):
+                    continue  # a click, not a stroke: crosses nothing
+                cut += cut_crossing(
+                    stores.particles.pos,
+                    distances.i[:m],
+                    distances.j[:m],
+                    distances.alive[:m],
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                )
+            stroke.segments.clear()
+            if cut:
+                kill_dependents(stores)

@@ -1,0 +1,34 @@
+"""Verlet integration of every particle under gravity and wind."""
+
+from __future__ import annotations
+
+from systems import world
+from systems.kernels.verlet import integrate
+from systems.schedule import Stage, Step, System
+
+
+class IntegrateSystem(System):
+    """Moves every free particle by its Verlet velocity plus gravity and wind."""
+
+    name = "integrate"
+    stage = Stage.SUBSTEP
+
+    def process(self, step: Step) -> None:
+        settings = world.settings()
+        particles = world.stores().particles
+        n = particles.count
+        wind_x, wind_y = settings.wind.vector
+        integrate(
+            particles.pos[:n],
+            particles.prev[:n],
+            particles.inv_mass[:n],
+            settings.gravity[0],
+            settings.gravity[1],
+            wind_x,
+            wind_y,
+            settings.wind.gust,
+            step.time,
+            # damping is per 1/60 s frame; spread it over the substeps
+            settings.damping ** (1.0 / step.substeps),
+            step.dt,
+        )

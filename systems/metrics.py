@@ -1,0 +1,86 @@
+"""Measurements of a run: how much moves, how stretched, how torn, and a hash of the state."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import esper
+import numpy as np
+
+from components import Cloth, Stores
+from systems import world
+from systems.schedule import Stage, Step, System
+
+SETTLE_DISTANCE = 0.01
+"""px per frame: below this everywhere, the world counts as settled."""
+
+
+def max_stretch(stores: Stores) -> float:
+    """Worst relative stretch ``|p_i - p_j| / rest - 1`` over alive constraints (0 when none)."""
+    d = stores.distances
+    m = d.count
+    alive = d.alive[:m]
+    if not alive.any():
+        return 0.0
+    pos = stores.particles.pos
+    i = d.i[:m][alive]
+    j = d.j[:m][alive]
+    length = np.linalg.norm(pos[i] - pos[j], axis=1)
+    return float(np.max(length / d.rest[:m][alive] - 1.0))
+
+
+def state_hash(stores: Stores) -> str:
+    """sha256 of every particle position (float64 bytes): equal hashes mean bit-identical runs."""
+    n = stores.particles.count
+    return hashlib.sha256(np.ascontiguousarray(stores.particles.pos[:n]).tobytes()).hexdigest()
+
+
+class MetricsSystem(System):
+    """Records, each frame, the largest distance any particle moved.
+
+    ``begin`` must be called once the world is built, to take the first snapshot.
+    """
+
+    name = "metrics"
+    stage = Stage.FRAME_END
+
+    def __init__(self) -> None:
+        self._last = np.zeros((0, 2))
+        self.moves: list[float] = []
+        """Largest per-particle displacement of each frame, px."""
+
+    def begin(self, stores: Stores) -> None:
+        """Snapshot the positions the first frame will be compared with."""
+        self._last = stores.particles.pos[: stores.particles.count].copy()
+        self.moves.clear()
+
+    def process(self, step: Step) -> None:
+        particles = world.stores().particles
+        pos = particles.pos[: particles.count]
+        shared = min(len(pos), len(self._last))
+        move = 0.0
+        if shared:
+            delta = pos[:shared] - self._last[:shared]
+            move = float(np.sqrt(np.einsum("ij,ij->i", delta, delta).max()))
+        if len(pos) != len(self._last):
+            move = math.inf  # particles appeared or vanished: the world is not settled
+        self.moves.append(move)
+        self._last = pos.copy()
+
+    def settled_frame(self) -> int | None:
+        """First frame after which nothing moved more than ``SETTLE_DISTANCE``; None if the last one moved."""
+        moving = [k for k, move in enumerate(self.moves) if move > SETTLE_DISTANCE]
+        if not moving:
+            return 0
+        last = moving[-1] + 1
+        return last if last < len(self.moves) else None
+
+
+BODY_TYPES = (Cloth,)
+"""Component types that make an entity a body, for ``counts.bodies``."""
+
+
+def body_count() -> int:
+    """How many body entities the world holds."""
+    return sum(len(esper.get_component(kind)) for kind in BODY_TYPES)

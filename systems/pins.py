@@ -1,0 +1,62 @@
+"""Pins and grabs: particles held on an anchor, with inverse mass 0 while held."""
+
+from __future__ import annotations
+
+from components import Stores
+from systems import world
+from systems.kernels.pins import place_pins
+from systems.schedule import Stage, Step, System
+
+
+def pin(stores: Stores, particle: int, anchor: tuple[float, float], owner: int) -> int:
+    """Hold ``particle`` at ``anchor`` from the next substep on; return the pin's row.
+
+    The particle glides to the anchor over one frame (see ``PinSystem``), so
+    pinning a point that has moved away does not teleport it.
+    """
+    particles = stores.particles
+    row = stores.pins.add(particle, anchor, particles.inv_mass[particle], owner)
+    particles.inv_mass[particle] = 0.0
+    return row
+
+
+def unpin(stores: Stores, row: int) -> None:
+    """Release the pin at ``row``; its particle gets its mass back and keeps its velocity."""
+    pins = stores.pins
+    stores.particles.inv_mass[pins.index[row]] = pins.saved_inv_mass[row]
+    pins.remove(row)
+
+
+def unpin_owned_by(stores: Stores, owner: int) -> None:
+    """Release every pin that ``owner`` placed."""
+    pins = stores.pins
+    for row in reversed(range(pins.count)):
+        if pins.owner[row] == owner:
+            unpin(stores, row)
+
+
+class PinSystem(System):
+    """Moves every pinned particle along the line from its start to its anchor, one substep at a time."""
+
+    name = "pins"
+    stage = Stage.SUBSTEP
+    after = ("integrate",)
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        pins = stores.pins
+        n = pins.count
+        if n == 0:
+            return
+        particles = stores.particles
+        if step.substep == 0:
+            pins.start[:n] = particles.pos[pins.index[:n]]
+        place_pins(
+            particles.pos,
+            particles.prev,
+            pins.index[:n],
+            pins.start[:n],
+            pins.anchor[:n],
+            step.substep / step.substeps,
+            (step.substep + 1) / step.substeps,
+        )

@@ -1,0 +1,162 @@
+"""The explicit, ordered step: which system runs when, readable top to bottom.
+
+One frame of 1/60 s::
+
+    FRAME_START                      input applied: grabs, cuts
+    repeat substeps:
+        SUBSTEP                      integrate, pins
+        repeat iterations:
+            ITERATION                distance constraints, bounds
+        SUBSTEP_END                  tear
+    FRAME_END                        metrics
+    DRAW (from on_draw only)         meshes, debug overlays
+
+esper's single priority list cannot express the two inner loops, so the
+schedule calls its processors itself; esper still owns the entities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+import esper
+
+from components import FRAME_DT
+from systems import world
+
+
+class Stage(Enum):
+    """When in the frame a system runs."""
+
+    FRAME_START = "frame_start"
+    SUBSTEP = "substep"
+    ITERATION = "iteration"
+    SUBSTEP_END = "substep_end"
+    FRAME_END = "frame_end"
+    DRAW = "draw"
+
+
+@dataclass
+class Step:
+    """Where the schedule is in the frame; passed to every ``System.process``.
+
+    ``dt`` is the substep length in seconds; ``time`` the simulation time at
+    the start of the current substep.
+    """
+
+    frame: int = 0
+    substep: int = 0
+    substeps: int = 1
+    iteration: int = 0
+    iterations: int = 1
+    dt: float = FRAME_DT
+    time: float = 0.0
+
+
+class System(esper.Processor):
+    """A system: one job over whole arrays, run at its ``stage``.
+
+    Subclasses set ``name`` (how levels and other systems refer to it),
+    ``stage``, and optionally ``after``/``before`` (names of systems of the
+    same stage it must follow or precede).
+    """
+
+    name: ClassVar[str]
+    stage: ClassVar[Stage]
+    after: ClassVar[tuple[str, ...]] = ()
+    before: ClassVar[tuple[str, ...]] = ()
+
+    def process(self, step: Step) -> None:  # pragma: no cover - every system overrides it
+        raise NotImplementedError(f"{type(self).__name__} must implement process(step)")
+
+
+class ScheduleError(ValueError):
+    """A system cannot be placed: a duplicate name or an impossible before/after."""
+
+
+class Schedule:
+    """Systems grouped by stage, each group in the order they must run."""
+
+    def __init__(self, systems: list[System] | tuple[System, ...] = ()) -> None:
+        self._stages: dict[Stage, list[System]] = {stage: [] for stage in Stage}
+        for system in systems:
+            self.add(system)
+
+    def add(self, system: System) -> None:
+        """Insert ``system`` into its stage: after every ``after``, before every ``before``.
+
+        It goes as late as its ``before`` allows (last when it has none). Names in ``after``/``before`` that
+        are not in the stage are ignored, so optional companions can be named.
+        """
+        group = self._stages[system.stage]
+        names = [s.name for s in group]
+        if system.name in names:
+            raise ScheduleError(f"a system named {system.name!r} is already scheduled")
+        lowest = max((names.index(n) + 1 for n in system.after if n in names), default=0)
+        highest = min((names.index(n) for n in system.before if n in names), default=len(group))
+        if lowest > highest:
+            raise ScheduleError(
+                f"system {system.name!r} cannot run after {list(system.after)} "
+                f"and before {list(system.before)} in stage {system.stage.value!r}: "
+                f"the current order is {names}"
+            )
+        group.insert(highest, system)
+
+    def remove(self, name: str) -> System:
+        """Take the system called ``name`` out of the schedule and return it."""
+        for group in self._stages.values():
+            for system in group:
+                if system.name == name:
+                    group.remove(system)
+                    return system
+        raise KeyError(name)
+
+    def get(self, name: str) -> System:
+        """The scheduled system called ``name``."""
+        for group in self._stages.values():
+            for system in group:
+                if system.name == name:
+                    return system
+        raise KeyError(name)
+
+    def names(self, stage: Stage) -> list[str]:
+        """The names of ``stage``'s systems, in run order."""
+        return [s.name for s in self._stages[stage]]
+
+    def step_frame(self, frame: int) -> None:
+        """Run one 1/60 s frame of the active esper world: every stage but DRAW."""
+        settings = world.settings()
+        substeps = settings.resolved_substeps()
+        step = Step(
+            frame=frame,
+            substeps=substeps,
+            iterations=settings.iterations,
+            dt=FRAME_DT / substeps,
+            time=frame * FRAME_DT,
+        )
+        self._run(Stage.FRAME_START, step)
+        substep_stage = self._stages[Stage.SUBSTEP]
+        iteration_stage = self._stages[Stage.ITERATION]
+        end_stage = self._stages[Stage.SUBSTEP_END]
+        for substep in range(substeps):
+            step.substep = substep
+            step.time = (frame + substep / substeps) * FRAME_DT
+            for system in substep_stage:
+                system.process(step)
+            for iteration in range(step.iterations):
+                step.iteration = iteration
+                for system in iteration_stage:
+                    system.process(step)
+            for system in end_stage:
+                system.process(step)
+        self._run(Stage.FRAME_END, step)
+
+    def draw(self, step: Step) -> None:
+        """Run the DRAW stage (from ``on_draw``, never from the physics step)."""
+        self._run(Stage.DRAW, step)
+
+    def _run(self, stage: Stage, step: Step) -> None:
+        for system in self._stages[stage]:
+            system.process(step)

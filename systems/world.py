@@ -1,0 +1,22 @@
+"""The one helper through which systems reach the world entity's components."""
+
+from __future__ import annotations
+
+import esper
+
+from components import Clock, Stores, WorldSettings
+
+
+def settings() -> WorldSettings:
+    """The world's settings (gravity, iterations, bounds...), as the level and panel set them."""
+    return esper.get_component(WorldSettings)[0][1]
+
+
+def stores() -> Stores:
+    """The particle and constraint buffers of the active world."""
+    return esper.get_component(Stores)[0][1]
+
+
+def clock() -> Clock:
+    """The frame counter of the active world."""
+    return esper.get_component(Clock)[0][1]
