@@ -106,21 +106,33 @@ def validate_events(data: Any, label: str = "events") -> list[dict[str, Any]]:
             where = ".".join(
                 str(part) for k, part in enumerate(loc) if not (k == 1 and isinstance(part, str))
             )
-            lines.append(
-                f"{label}: event {where}: expected {_expected(detail)}, got {describe(detail.get('input'))}"
-            )
+            lines.append(f"{label}: event {where}: expected {_expected(detail)}, got {_found(detail)}")
         raise ScriptError("\n".join(lines)) from None
     return [event.model_dump() for event in events]
 
 
 def _expected(detail: dict[str, Any]) -> str:
-    if detail["type"] == "union_tag_invalid":
+    kind = detail["type"]
+    if kind == "union_tag_invalid":
         return "a type among " + detail["ctx"]["expected_tags"]
-    if detail["type"] == "union_tag_not_found":
+    if kind == "union_tag_not_found":
         return 'a "type" key'
-    if detail["type"] == "missing":
-        return "a value (required)"
+    if kind == "missing":
+        return "this key (it is required)"
+    if kind == "extra_forbidden":
+        return "only the keys of this event type"
     return detail["msg"].lower().removeprefix("input should be ")
+
+
+def _found(detail: dict[str, Any]) -> str:
+    kind = detail["type"]
+    if kind == "missing":
+        return "nothing"
+    if kind == "union_tag_invalid":
+        return repr(detail["ctx"]["tag"])
+    if kind == "extra_forbidden":
+        return f"unknown key {detail['loc'][-1]!r}"
+    return describe(detail.get("input"))
 
 
 def save_script(path: str | Path, events: list[dict[str, Any]]) -> None:

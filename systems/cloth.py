@@ -115,7 +115,7 @@ def build_cloth(
         )
 
     triangles, triangle_threads = _triangles(grid, horizontal, vertical)
-    uv = np.column_stack([c.ravel() / (cols - 1), 1.0 - r.ravel() / (rows - 1)])
+    uv = np.column_stack([c.ravel() / max(cols - 1, 1), 1.0 - r.ravel() / max(rows - 1, 1)])
     cloth = Cloth(
         name=name,
         cols=cols,

@@ -90,10 +90,10 @@ class Schedule:
         It goes as late as its ``before`` allows (last when it has none). Names in ``after``/``before`` that
         are not in the stage are ignored, so optional companions can be named.
         """
+        if any(s.name == system.name for group in self._stages.values() for s in group):
+            raise ScheduleError(f"a system named {system.name!r} is already scheduled")
         group = self._stages[system.stage]
         names = [s.name for s in group]
-        if system.name in names:
-            raise ScheduleError(f"a system named {system.name!r} is already scheduled")
         lowest = max((names.index(n) + 1 for n in system.after if n in names), default=0)
         highest = min((names.index(n) for n in system.before if n in names), default=len(group))
         if lowest > highest:

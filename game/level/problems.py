@@ -194,6 +194,7 @@ def find_line(text: str, path: KeyPath) -> int | None:
                 index = counters.get(name, -1) + 1
                 counters[name] = index
                 table = (*name, index)
+                lines.setdefault(name, number)
             else:
                 table = _resolve_arrays(name, counters)
             lines.setdefault(table, number)

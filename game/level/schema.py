@@ -200,8 +200,8 @@ class ClothTable(Table):
 
     name: str = Field("cloth", description="Name of the sheet in state files and `--set` keys.")
     origin: Vec2 = Field([190.0, 660.0], description="Position of the top-left point [x, y], px.")
-    cols: int = Field(70, ge=2, le=400, description="Points across.")
-    rows: int = Field(45, ge=2, le=400, description="Points down.")
+    cols: int = Field(70, ge=1, le=400, description="Points across (1 and a few rows make a hanging rope).")
+    rows: int = Field(45, ge=1, le=400, description="Points down (1 row makes a rope).")
     spacing: float = Field(
         13.0, ge=2.0, le=200.0, description="Rest distance between neighbouring points, px."
     )
@@ -224,7 +224,8 @@ class ClothTable(Table):
         ge=0.0,
         le=1.0,
         description="XPBD compliance (inverse stiffness) of every thread, px/(unit force); "
-        "0 is rigid. Above 0 the softness no longer depends on iterations. Useful: 1e-7 to 1e-3.",
+        "0 is rigid. Above 0 the softness no longer depends on iterations. With points of mass 1 "
+        "the useful range is 1e-5 (barely soft) to 1e-3 (a sheet 20 points tall stretches to the floor).",
     )
     shear: bool = Field(False, description="Add hidden diagonal threads that resist shearing.")
     bend: bool = Field(False, description="Add hidden skip-one threads that resist folding.")
@@ -248,6 +249,8 @@ class ClothTable(Table):
 
     @model_validator(mode="after")
     def _pins_on_the_sheet(self) -> ClothTable:
+        if self.cols * self.rows < 2:
+            raise AtKey("cols", f"expected at least 2 points in all, got {self.cols} × {self.rows}")
         for k, (col, row) in enumerate(self.pins.points):
             if col >= self.cols or row >= self.rows:
                 raise AtKey(

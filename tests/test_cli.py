@@ -1,0 +1,97 @@
+"""The command line as ARCHITECTURE.md's contracts describe it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.cli import run_game
+
+from levels import DEFAULT_LEVEL, LEVELS_DIR
+
+
+def test_run_writes_metrics_with_every_contract_key(tmp_path: Path) -> None:
+    out = tmp_path / "metrics.json"
+    result = run_game("run", str(DEFAULT_LEVEL), "--frames", "30", "--metrics", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "30 frames" in result.stdout and len(result.stdout.strip().splitlines()) == 1
+    metrics = json.loads(out.read_text())
+    assert metrics["frames"] == 30
+    assert set(metrics["counts"]) >= {
+        "particles",
+        "constraints",
+        "constraints_alive",
+        "torn",
+        "bodies",
+        "rigid_bodies",
+        "sleeping",
+    }
+    assert metrics["counts"]["particles"] == 70 * 45
+    assert set(metrics["step_ms"]) == {"median", "p95"}
+    assert len(metrics["state_hash"]) == 64
+    for key in ("max_penetration", "max_stretch", "settled_frame"):
+        assert key in metrics
+
+
+def test_run_writes_every_body_in_the_state_file(tmp_path: Path) -> None:
+    out = tmp_path / "state.json"
+    assert run_game("run", str(DEFAULT_LEVEL), "--frames", "5", "--state", str(out)).returncode == 0
+    state = json.loads(out.read_text())
+    assert state["frame"] == 5
+    assert len(state["bodies"]["sheet"]["positions"]) == 70 * 45
+
+
+def test_set_overrides_any_level_key(tmp_path: Path) -> None:
+    out = tmp_path / "metrics.json"
+    result = run_game(
+        "run",
+        str(DEFAULT_LEVEL),
+        "--frames",
+        "5",
+        "--set",
+        "cloth.0.cols=10",
+        "--set",
+        "world.iterations=4",
+        "--metrics",
+        str(out),
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["counts"]["particles"] == 10 * 45
+
+
+def test_a_still_world_settles_at_frame_zero(tmp_path: Path) -> None:
+    level = tmp_path / "still.toml"
+    level.write_text('[world]\ngravity = [0, 0]\n[[cloth]]\ncols = 5\nrows = 5\npins = { layout = "none" }\n')
+    out = tmp_path / "metrics.json"
+    assert run_game("run", str(level), "--frames", "20", "--metrics", str(out)).returncode == 0
+    assert json.loads(out.read_text())["settled_frame"] == 0
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS_DIR.glob("*.toml")), ids=lambda p: p.name)
+def test_every_built_in_level_is_valid(level: Path) -> None:
+    result = run_game("validate", str(level))
+    assert result.returncode == 0, result.stderr
+
+
+def test_bad_input_script_gets_one_clear_line_per_bad_event(tmp_path: Path) -> None:
+    script = tmp_path / "input.json"
+    script.write_text(
+        '[{"frame": 1, "type": "mouse_press", "x": 1, "button": "left"},'
+        ' {"frame": 2, "type": "jump"},'
+        ' {"frame": 3, "type": "key_press", "key": "R", "extra": 1}]'
+    )
+    result = run_game("run", str(DEFAULT_LEVEL), "--frames", "5", "--input", str(script))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"{script}: event 0.y: expected this key (it is required), got nothing",
+        f"{script}: event 1: expected a type among 'mouse_press', 'mouse_release', 'mouse_drag', "
+        "'key_press', 'key_release', 'tool', 'set', got 'jump'",
+        f"{script}: event 2.extra: expected only the keys of this event type, got unknown key 'extra'",
+    ]
+
+
+def test_frames_must_be_positive() -> None:
+    result = run_game("run", str(DEFAULT_LEVEL), "--frames", "0")
+    assert result.returncode == 2
+    assert "expected a number of at least 1" in result.stderr

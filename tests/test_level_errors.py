@@ -1,0 +1,117 @@
+"""A bad level gets one readable line per problem, all at once, and exit code 1: never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.cli import run_game
+
+from game.level import LevelError
+from levels import DEFAULT_LEVEL
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    return path
+
+
+def validate_lines(path: Path) -> list[str]:
+    result = run_game("validate", str(path))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    return result.stderr.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "[world]\niteratons = 4\n",
+            "world.iteratons: expected one of gravity, damping, iterations, substeps, bounds, "
+            "floor_friction, background, wind, got unknown key 'iteratons'; "
+            "did you mean 'iterations'? (line 2)",
+        ),
+        (
+            '[world]\niterations = "ten"\n',
+            'world.iterations: expected an integer, got "ten" (a string) (line 2)',
+        ),
+        ("[world]\niterations = 0\n", "world.iterations: expected an integer >= 1, got 0 (line 2)"),
+        ("[world]\ndamping = 1.5\n", "world.damping: expected a number <= 1.0, got 1.5 (line 2)"),
+        ("[world]\ngravity = [0, nan]\n", "world.gravity.1: expected a finite number, got nan (line 2)"),
+        (
+            "[[clth]]\ncols = 4\n",
+            "clth: expected one of level, world, cloth, tools, panel, got unknown key 'clth'; "
+            "did you mean 'cloth'? (line 1)",
+        ),
+        (
+            '[[cloth]]\npins = { layout = "evry" }\n',
+            "cloth.0.pins.layout: expected one of 'every', 'ends', 'top', 'list' or 'none', "
+            "got \"evry\" (a string); did you mean 'every'? (line 2)",
+        ),
+        (
+            '[[cloth]]\ncols = 4\nrows = 4\npins = { layout = "list", points = [[1, 9]] }\n',
+            "cloth.0.pins.points.0: expected a [column, row] inside the 4 × 4 sheet, got [1, 9] (line 4)",
+        ),
+        (
+            '[[cloth]]\ntexture = "nowhere.png"\n',
+            "cloth.0.texture: expected an image file relative to the level, got 'nowhere.png' (no such file)",
+        ),
+    ],
+    ids=[
+        "unknown key",
+        "wrong type",
+        "out of range",
+        "float bound",
+        "nan",
+        "body kind",
+        "choice",
+        "pin",
+        "file",
+    ],
+)
+def test_one_mistake_gives_the_expected_line(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path, text)
+    assert validate_lines(path) == [f"{path}: {expected}"]
+
+
+def test_toml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "[world]\niterations = \n")
+    assert validate_lines(path) == [
+        f"{path}: line 2, column 14: expected valid TOML, got a syntax error: Invalid value"
+    ]
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path, '[world]\niterations = 0\ndamping = 2.0\n[[cloth]]\ncols = "x"\nfoo = 1\n')
+    lines = validate_lines(path)
+    assert [line.split(": ")[1] for line in lines] == [
+        "world.iterations",
+        "world.damping",
+        "cloth.0.cols",
+        "cloth.0.foo",
+    ]
+
+
+def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    assert validate_lines(missing) == [f"{missing}: expected a level file, got no such file"]
+
+
+def test_run_with_a_bad_set_names_the_key(tmp_path: Path) -> None:
+    result = run_game("run", "levels/cloth.toml", "--frames", "1", "--set", "world.iterations=-3")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "levels/cloth.toml: world.iterations: expected an integer >= 1, got -3 (set by --set)"
+    )
+
+
+def test_live_set_with_a_bad_value_leaves_the_simulation_unchanged() -> None:
+    from game.simulation import Simulation
+
+    sim = Simulation.load(DEFAULT_LEVEL)
+    with pytest.raises(LevelError, match=r"world\.iterations: expected an integer <= 200, got 1000"):
+        sim.set("world.iterations", 1000)
+    assert sim.settings.iterations == 20
+    assert sim.level.model.world.iterations == 20

@@ -1,0 +1,84 @@
+"""Pins hold, grabs follow the cursor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.worlds import sheet
+
+from game.session import Session
+from game.simulation import Simulation
+from levels import DEFAULT_LEVEL
+
+
+def test_pinned_points_never_move_in_wind_and_gravity() -> None:
+    sim = Simulation.load(DEFAULT_LEVEL, ["world.wind.enabled=true"])
+    pins = sim.stores.pins
+    anchors = pins.anchor[: pins.count].copy()
+    held = pins.index[: pins.count].copy()
+    for _ in range(10):
+        sim.step(30)
+        np.testing.assert_array_equal(sim.stores.particles.pos[held], anchors)
+
+
+def test_default_level_pins_every_fourth_point_and_both_corners() -> None:
+    sim = Simulation.load(DEFAULT_LEVEL)
+    _, cloth = sim.body("sheet")
+    pinned = sorted(int(k) - cloth.particles.start for k in sim.stores.pins.index[: sim.stores.pins.count])
+    assert pinned == sorted(set(range(0, cloth.cols, 4)) | {cloth.cols - 1})
+
+
+def press(session: Session, x: float, y: float, button: str = "left") -> None:
+    session.queue({"type": "mouse_press", "x": x, "y": y, "button": button})
+    session.advance()
+
+
+def drag(session: Session, x: float, y: float, dx: float, dy: float, button: str = "left") -> None:
+    session.queue({"type": "mouse_drag", "x": x, "y": y, "dx": dx, "dy": dy, "buttons": [button]})
+    session.advance()
+
+
+def test_grabbed_point_follows_the_cursor_and_is_let_go_on_release() -> None:
+    session = Session(sheet())
+    sim = session.sim
+    corner = sim.positions("sheet")[-1]
+    press(session, corner[0] + 3, corner[1] - 2)
+    target = (corner[0] + 80.0, corner[1] - 120.0)
+    for k in range(1, 9):
+        drag(session, corner[0] + 10 * k, corner[1] - 15 * k, 10, -15)
+    np.testing.assert_allclose(sim.positions("sheet")[-1], target)
+    session.queue({"type": "mouse_release", "x": target[0], "y": target[1], "button": "left"})
+    session.advance()
+    assert sim.stores.pins.count == sim.body("sheet")[1].cols  # the grab's pin is gone
+    sim.step(30)
+    assert np.linalg.norm(sim.positions("sheet")[-1] - target) > 1.0  # it swings free again
+
+
+def test_grabbing_a_pin_moves_the_pin_where_it_is_dropped() -> None:
+    session = Session(sheet(pins='{ layout = "ends" }'))
+    sim = session.sim
+    left = sim.positions("sheet")[0]
+    press(session, *left)
+    drag(session, left[0] - 60, left[1] + 20, -60, 20)
+    session.queue({"type": "mouse_release", "x": left[0] - 60, "y": left[1] + 20, "button": "left"})
+    session.advance()
+    sim.step(60)
+    np.testing.assert_allclose(sim.positions("sheet")[0], (left[0] - 60, left[1] + 20))
+    assert sim.stores.pins.count == 2
+
+
+def test_press_far_from_every_point_grabs_nothing() -> None:
+    session = Session(sheet())
+    press(session, 5.0, 5.0)
+    session.sim.step(10)
+    assert session.sim.stores.pins.count == session.sim.body("sheet")[1].cols
+
+
+@pytest.mark.parametrize("layout", ["every", "ends", "top", "none"])
+def test_pin_layout_can_change_while_running(layout: str) -> None:
+    sim = Simulation.load(DEFAULT_LEVEL)
+    sim.step(10)
+    rebuilt = sim.set("cloth.0.pins.layout", layout)
+    assert not rebuilt
+    expected = {"every": 19, "ends": 2, "top": 70, "none": 0}[layout]
+    assert sim.stores.pins.count == expected
