@@ -1,0 +1,129 @@
+"""The cloth scene: an 80 × 50 sheet hanging from pins, ours against pymunk slide joints.
+
+Ours is built the way a player's level is (a level dict through
+``validate`` and ``Simulation``), so the figure is the engine's real frame:
+every scheduled system, not a kernel alone. The pymunk twin is built from
+our own stores after the build: one point body per particle at its
+position, one ``SlideJoint(min=0, max=rest)`` per thread over the very same
+pairs in the same order, and the pinned particles as static bodies. Both run
+20 iterations, gravity -980 px/s², 0.99 of the velocity kept per 1/60 s frame.
+
+The pymunk bodies have no shapes: ours has no self-collision, so pymunk's
+broadphase would be work ours does not do. That is pymunk's fastest honest
+setting for this scene (small circle shapes filtered out of collisions cost
+it about 2 ms more a frame here); point bodies (infinite moment) likewise,
+as our particles do not spin.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pymunk
+
+from bench.measure import SceneResult, median_frame_ms
+from components import Stores
+from game.level.load import validate
+from game.simulation import Simulation
+
+FRAME_DT = 1.0 / 60.0
+COLS = 80
+ROWS = 50
+SPACING = 12.0
+"""px: 12 px and above gets one substep (the automatic rule), so both engines take one step a frame."""
+ITERATIONS = 20
+GRAVITY = -980.0
+DAMPING = 0.99
+"""Velocity kept per 1/60 s frame (pymunk's ``Space.damping`` is per second: 0.99 ** 60)."""
+PIN_EVERY = 4
+"""Every 4th point of the top row and the last one, as in the default level (21 pins)."""
+
+LEVEL: dict[str, Any] = {
+    "level": {"name": "Bench cloth", "description": "80 × 50 sheet pinned every 4 points, no wind."},
+    "world": {
+        "gravity": [0.0, GRAVITY],
+        "damping": DAMPING,
+        "iterations": ITERATIONS,
+        "substeps": "auto",
+        # room below and beside the sheet: it hangs to y ≈ 790 and never meets a wall
+        "bounds": [0.0, 0.0, 1600.0, 1600.0],
+    },
+    "cloth": [
+        {
+            "name": "sheet",
+            "origin": [326.0, 1400.0],
+            "cols": COLS,
+            "rows": ROWS,
+            "spacing": SPACING,
+            "pins": {"layout": "every", "every": PIN_EVERY},
+        }
+    ],
+}
+
+
+def build_ours() -> Simulation:
+    """The scene as our engine's simulation, validated like any level file."""
+    return Simulation(validate(LEVEL, Path(__file__)))
+
+
+def build_pymunk(stores: Stores) -> pymunk.Space:
+    """A pymunk space that mirrors the particles, threads and pins of ``stores``.
+
+    Bodies are created in particle order and joints in thread order, so
+    chipmunk's sequential solver visits the constraints as our Gauss-Seidel
+    pass does.
+    """
+    space = pymunk.Space()
+    space.gravity = (0.0, GRAVITY)
+    space.iterations = ITERATIONS
+    # chipmunk scales velocity by damping ** dt each step
+    space.damping = DAMPING ** (1.0 / FRAME_DT)
+    particles = stores.particles
+    pinned = set(stores.pins.index[: stores.pins.count].tolist())
+    bodies = []
+    for k in range(particles.count):
+        if k in pinned:
+            body = pymunk.Body(body_type=pymunk.Body.STATIC)
+        else:
+            body = pymunk.Body(1.0 / particles.inv_mass[k], math.inf)
+        body.position = (float(particles.pos[k, 0]), float(particles.pos[k, 1]))
+        bodies.append(body)
+    distances = stores.distances
+    joints = [
+        pymunk.SlideJoint(bodies[a], bodies[b], (0.0, 0.0), (0.0, 0.0), 0.0, float(rest))
+        for a, b, rest in zip(
+            distances.i[: distances.count].tolist(),
+            distances.j[: distances.count].tolist(),
+            distances.rest[: distances.count].tolist(),
+            strict=True,
+        )
+    ]
+    space.add(*bodies, *joints)
+    return space
+
+
+def run(frames: int) -> SceneResult:
+    """Measure ``frames`` frames of ours, then of the pymunk twin; medians in ms per frame."""
+    sim = build_ours()
+    try:
+        stores = sim.stores
+        _, sheet = sim.body("sheet")
+        params = {
+            "cols": sheet.cols,
+            "rows": sheet.rows,
+            "points": stores.particles.count,
+            "threads": stores.distances.count,
+            "pins": stores.pins.count,
+            "iterations": sim.settings.iterations,
+            "substeps": sim.settings.resolved_substeps(),
+            "frames": frames,
+            "pymunk": "SlideJoint per thread, point bodies without shapes, pins static",
+        }
+        space = build_pymunk(stores)
+        ms = median_frame_ms(sim.step, frames)
+    finally:
+        sim.close()
+    pymunk_ms = median_frame_ms(lambda: space.step(FRAME_DT), frames)
+    return SceneResult("cloth", params, ms, pymunk_ms)

@@ -1,0 +1,68 @@
+"""Timing a scene's frames, and the result one scene reports.
+
+Every scene is measured the same way: a few warm-up frames that are thrown
+away (numba loads or compiles its kernels on the first call; caches and
+branch predictors settle), then each measured frame timed on its own with
+``time.perf_counter``, and the median kept. The median, not the mean: on a
+shared 2-core machine one frame now and then lands behind another process
+or a garbage collection, and a mean would report the neighbour's load.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+WARMUP_FRAMES = 20
+"""Frames stepped before timing starts; the first one alone can take 250 ms of numba cache loading."""
+
+
+def median_frame_ms(step: Callable[[], None], frames: int, warmup: int = WARMUP_FRAMES) -> float:
+    """Call ``step`` ``warmup`` times untimed, then ``frames`` times timed; the median in ms.
+
+    ``step`` advances one 1/60 s frame of whichever engine it wraps.
+    """
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(frames):
+        started = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - started) * 1e3)
+    return statistics.median(times)
+
+
+@dataclass(frozen=True)
+class SceneResult:
+    """What one benchmark scene measured: ours and pymunk's median ms per frame.
+
+    ``pymunk_ms`` is None for a scene pymunk has no equivalent of.
+    ``params`` says what was measured (sizes, counts, iterations) so a
+    figure is never read without its scene.
+    """
+
+    scene: str
+    params: dict[str, Any]
+    ms: float
+    pymunk_ms: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        """How many times faster than pymunk we are (``pymunk_ms / ms``); None without pymunk."""
+        if self.pymunk_ms is None or self.ms <= 0.0:
+            return None
+        return self.pymunk_ms / self.ms
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``python -m game bench --json`` record of ARCHITECTURE.md's contract.
+
+        Times are rounded to 0.1 µs and the ratio is computed from the
+        rounded times, so a reader checking ``pymunk_ms / ms`` gets ``ratio``.
+        """
+        ms = round(self.ms, 4)
+        pymunk_ms = None if self.pymunk_ms is None else round(self.pymunk_ms, 4)
+        ratio = None if pymunk_ms is None or ms <= 0.0 else pymunk_ms / ms
+        return {"scene": self.scene, "params": self.params, "ms": ms, "pymunk_ms": pymunk_ms, "ratio": ratio}

@@ -1,0 +1,102 @@
+"""The scene registry and ``python -m game bench``: run scenes, print a table or JSON.
+
+Scenes the ARCHITECTURE contract names but the engine cannot simulate yet
+are listed in ``PLANNED``: asked for by name they fail with a sentence
+saying so; when every scene runs they are skipped without a word, so the
+default run always works.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from bench import cloth
+from bench.measure import SceneResult
+
+USER_ERROR = 1
+
+SCENES: dict[str, Callable[[int], SceneResult]] = {
+    "cloth": cloth.run,
+}
+"""Runnable scenes: name -> function of the number of measured frames."""
+
+PLANNED: dict[str, str] = {
+    "balls": "the engine has no circles yet",
+    "pyramid": "the engine has no rigid boxes yet",
+    "large_pyramid": "the engine has no rigid boxes yet",
+    "skin": "the engine has no skinned meshes yet",
+}
+"""Contract scenes without an engine feature to run them: name -> what is missing."""
+
+
+def run_scenes(names: list[str], frames: int = 240, as_json: bool = False) -> int:
+    """Run the named scenes (every runnable one when ``names`` is empty) and print the figures.
+
+    Returns the exit code: 0, or 1 (with one line per problem on stderr and
+    nothing run) when a name is unknown, not available yet, or ``frames`` < 1.
+    """
+    problems = _problems(names)
+    if frames < 1:
+        problems.append(f"expected at least 1 measured frame, got {frames}")
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return USER_ERROR
+    chosen = list(dict.fromkeys(names)) if names else list(SCENES)
+    results = [SCENES[name](frames) for name in chosen]
+    if as_json:
+        print(json.dumps([result.as_json() for result in results], indent=2))
+    else:
+        print(format_table(results))
+    return 0
+
+
+def _problems(names: list[str]) -> list[str]:
+    """One sentence per name that cannot run."""
+    available = ", ".join(SCENES)
+    problems = []
+    for name in dict.fromkeys(names):
+        if name in SCENES:
+            continue
+        if name in PLANNED:
+            problems.append(f"scene {name!r} is not available yet ({PLANNED[name]}); available: {available}")
+            continue
+        close = difflib.get_close_matches(name, [*SCENES, *PLANNED], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        problems.append(f"unknown scene {name!r}; available: {available}{hint}")
+    return problems
+
+
+def format_table(results: list[SceneResult]) -> str:
+    """An aligned text table: scene, params, our ms, pymunk ms, ratio (pymunk ms / ours)."""
+    header = ["scene", "params", "ms", "pymunk ms", "ratio"]
+    rows = [
+        [
+            result.scene,
+            _params_text(result.params),
+            f"{result.ms:.3f}",
+            "-" if result.pymunk_ms is None else f"{result.pymunk_ms:.3f}",
+            "-" if result.ratio is None else f"{result.ratio:.2f}x",
+        ]
+        for result in results
+    ]
+    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
+    # text columns flush left, numbers flush right
+    lines = [
+        "  ".join(
+            cell.ljust(width) if k < 2 else cell.rjust(width)
+            for k, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in [header, *rows]
+    ]
+    note = "ms: median physics time per 1/60 s frame; ratio > 1: faster than pymunk"
+    return "\n".join([*lines, "", note])
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    """``{"cols": 80, "pymunk": "..."}`` -> ``cols=80``: the numbers only, the prose stays in JSON."""
+    return " ".join(f"{key}={value}" for key, value in params.items() if not isinstance(value, str))
