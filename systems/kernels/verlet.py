@@ -10,18 +10,24 @@ import numpy.typing as npt
 
 
 @numba.njit(cache=True)
-def gust_noise(x: float, y: float, time: float) -> float:
-    """Smooth deterministic noise in [-1, 1] over space (px) and time (s).
+def gust_noise(x: float, y: float, time: float, seed: float) -> float:
+    """Smooth deterministic noise in about [-1, 1] over space (px) and time (s).
 
-    Three travelling sine waves with incommensurate wavelengths (about 300 to
-    500 px) and speeds, so the ripple never visibly repeats; no random state,
-    so a replay is bit-identical.
+    Three travelling sine waves with incommensurate wavelengths (about 150 to
+    400 px) and speeds, so the ripple never visibly repeats; ``seed`` shifts
+    the phases to give an independent field. No random state: a replay is
+    bit-identical.
     """
     return (
-        math.sin(0.021 * x - 1.9 * time + 0.7)
-        + math.sin(0.013 * y + 2.7 * time)
-        + math.sin(0.017 * (x + y) - 3.3 * time + 1.3)
+        math.sin(0.041 * x - 5.3 * time + 0.7 + seed)
+        + math.sin(0.029 * y + 3.7 * time + 2.1 * seed)
+        + math.sin(0.017 * (x + y) - 2.9 * time + 1.3 + 3.3 * seed)
     ) / 3.0
+
+
+CROSSWIND = 0.8
+"""The crosswise gust, relative to the along-wind one: a sheet only ripples when the
+force on it varies in direction as well as in strength."""
 
 
 @numba.njit(cache=True)
@@ -40,8 +46,10 @@ def integrate(
 ) -> None:
     """Advance every free particle one step: ``x' = x + (x - prev) * damping + a dt²``.
 
-    ``a`` is gravity plus the wind force times the inverse mass, the wind
-    scaled by ``1 + gust * noise(x, y, t)``. Particles with inverse mass 0
+    ``a`` is gravity plus the wind force times the inverse mass: the mean
+    wind ``W`` scaled by ``1 + gust * n1(x, y, t)``, plus a crosswise
+    ``0.8 * gust * n2(x, y, t) * |W|`` perpendicular to it (``n1``, ``n2``
+    independent smooth noise fields). Particles with inverse mass 0
     (pins, grabs) are left to the pin system. Shapes: ``pos``, ``prev`` ``(N, 2)``;
     ``inv_mass`` ``(N,)``.
     """
@@ -54,9 +62,10 @@ def integrate(
         ax = gravity_x
         ay = gravity_y
         if windy:
-            scale = w * (1.0 + gust * gust_noise(pos[k, 0], pos[k, 1], time))
-            ax += wind_x * scale
-            ay += wind_y * scale
+            along = w * (1.0 + gust * gust_noise(pos[k, 0], pos[k, 1], time, 0.0))
+            across = w * CROSSWIND * gust * gust_noise(pos[k, 0], pos[k, 1], time, 1.0)
+            ax += wind_x * along - wind_y * across
+            ay += wind_y * along + wind_x * across
         x = pos[k, 0]
         y = pos[k, 1]
         pos[k, 0] = x + (x - prev[k, 0]) * damping + ax * dt2
