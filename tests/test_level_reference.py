@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from game.level.reference import DOCS_PATH, level_schema, write_reference
 from game.level.problems import model_at
+from game.level.reference import DOCS_PATH, level_schema, write_reference
 from game.level.schema import Level
 from levels import LEVELS_DIR, SCHEMA_PATH
 

@@ -105,9 +105,13 @@ def _type_text(schema: dict[str, Any], node: dict[str, Any]) -> str:
         if "properties" in _resolve(schema, node.get("items", {})):
             return "list of tables"
         return f"list of {inner}"
-    return {"number": "number", "integer": "integer", "boolean": "boolean", "string": "string", "null": "none"}.get(
-        kind, "value"
-    )
+    return {
+        "number": "number",
+        "integer": "integer",
+        "boolean": "boolean",
+        "string": "string",
+        "null": "none",
+    }.get(kind, "value")
 
 
 def _range_text(node: dict[str, Any]) -> str:

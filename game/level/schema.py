@@ -85,11 +85,14 @@ def check_substeps(value: object) -> object:
 Vec2 = Annotated[list[float], Field(min_length=2, max_length=2)]
 Channel = Annotated[int, Field(ge=0, le=255)]
 Color = Annotated[
-    Annotated[str, Field(pattern=HEX_COLOR.pattern)] | Annotated[list[Channel], Field(min_length=3, max_length=4)],
+    Annotated[str, Field(pattern=HEX_COLOR.pattern)]
+    | Annotated[list[Channel], Field(min_length=3, max_length=4)],
     BeforeValidator(check_color),
 ]
 Substeps = Annotated[Annotated[int, Field(ge=1, le=16)] | Literal["auto"], BeforeValidator(check_substeps)]
-Acceleration = Annotated[list[Annotated[float, Field(ge=-20000.0, le=20000.0)]], Field(min_length=2, max_length=2)]
+Acceleration = Annotated[
+    list[Annotated[float, Field(ge=-20000.0, le=20000.0)]], Field(min_length=2, max_length=2)
+]
 
 
 def rgba(value: str | list[int]) -> tuple[int, int, int, int]:

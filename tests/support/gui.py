@@ -26,4 +26,4 @@ def import_gui_headless() -> None:
     import arcade.controller
 
     arcade.ControllerManager = arcade.controller.ControllerManager
-    import arcade.gui  # noqa: F401
+    import arcade.gui

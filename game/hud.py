@@ -1,0 +1,87 @@
+"""The heads-up display and the help overlay: text the window draws over the world."""
+
+from __future__ import annotations
+
+import arcade
+
+from game.session import KEYS, Session
+
+TEXT = (235, 238, 245, 255)
+MUTED = (160, 168, 185, 255)
+WARNING = (255, 170, 120, 255)
+SHADE = (10, 12, 18, 200)
+
+FPS_SMOOTHING = 0.1
+"""Weight of the newest frame in the FPS and physics-time averages shown."""
+
+
+class Hud:
+    """FPS, physics time per frame and counts, top left; a hint bottom left; help on H.
+
+    ``arcade.Text`` objects are built once and only their text changes
+    (``draw_text`` would lay the text out again every frame).
+    """
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.fps = 60.0
+        self.physics_ms = 0.0
+        self.title = arcade.Text("", 12, height - 22, TEXT, 13, bold=True)
+        self.stats = arcade.Text("", 12, height - 42, TEXT, 11)
+        self.status = arcade.Text("", 12, height - 60, MUTED, 11)
+        self.problem = arcade.Text("", 12, 34, WARNING, 11, width=width - 24, multiline=True)
+        self.hint = arcade.Text("H help · P panel · Space pause · R reset", 12, 12, MUTED, 10)
+        self.help = arcade.Text("", 0, 0, TEXT, 12, multiline=True, width=560)
+
+    def count_frame(self, seconds: float) -> None:
+        """Fold one drawn frame's duration into the FPS average."""
+        if seconds > 0:
+            self.fps += FPS_SMOOTHING * (1.0 / seconds - self.fps)
+
+    def count_physics(self, ms: float) -> None:
+        """Fold one physics frame's duration into the physics-time average."""
+        self.physics_ms += FPS_SMOOTHING * (ms - self.physics_ms)
+
+    def draw(self, session: Session) -> None:
+        """Draw the counters for ``session``'s current state, and the help overlay when it is on."""
+        metrics_counts = _counts(session)
+        self.title.text = session.sim.name
+        self.stats.text = (
+            f"{self.fps:5.1f} FPS · physics {self.physics_ms:5.2f} ms · "
+            f"{metrics_counts['particles']} points · {metrics_counts['alive']} threads · "
+            f"{metrics_counts['torn']} torn"
+        )
+        wind = session.sim.settings.wind
+        flags = [f"tool: {session.tool.name}", f"wind {'on' if wind.enabled else 'off'}"]
+        if session.paused:
+            flags.append("PAUSED (S steps)")
+        if session.debug:
+            flags.append("debug view")
+        self.status.text = " · ".join(flags)
+        self.problem.text = session.message
+        for text in (self.title, self.stats, self.status, self.hint, self.problem):
+            text.draw()
+        if session.show_help:
+            self._draw_help(session)
+
+    def _draw_help(self, session: Session) -> None:
+        lines = ["Keys"] + [f"  {key:<8} {what}" for key, what in KEYS.items()]
+        lines += ["", "Tools (left button; the right button always cuts)"]
+        lines += [f"  {tool.hotkey:<8} {tool.name}: {tool.summary}" for tool in session.tools.values()]
+        self.help.text = "\n".join(lines)
+        self.help.font_name = ("Courier New", "DejaVu Sans Mono", "monospace")
+        left = (self.width - 600) / 2
+        top = self.height / 2 + self.help.content_height / 2 + 20
+        arcade.draw_lrbt_rectangle_filled(left, left + 600, top - self.help.content_height - 40, top, SHADE)
+        self.help.x = left + 20
+        self.help.y = top - 20
+        self.help.anchor_y = "top"
+        self.help.draw()
+
+
+def _counts(session: Session) -> dict[str, int]:
+    stores = session.sim.stores
+    distances = stores.distances
+    alive = int(distances.alive[: distances.count].sum())
+    return {"particles": stores.particles.count, "alive": alive, "torn": distances.count - alive}

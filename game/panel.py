@@ -1,0 +1,220 @@
+"""The tuning panel: arcade.gui controls that turn into ``set`` events.
+
+A control never touches the world directly: it queues a ``set`` event with
+the same key as ``--set``, so every change is validated like a level file,
+applied at the start of the next frame, and recorded for replay.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
+
+from game.level.schema import PATTERNS
+from game.session import Session
+
+PANEL_WIDTH = 250
+BACKGROUND = (18, 21, 30, 215)
+TEXT = (225, 228, 235, 255)
+MUTED = (150, 158, 175, 255)
+
+COMPLIANCE_EXPONENT_MIN = -7.0
+"""The compliance slider runs over 10^(s + this); its left end (s = 0) is exactly rigid."""
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A numeric control: ``read`` gets its value from the level, ``write`` makes the events for a value."""
+
+    label: str
+    low: float
+    high: float
+    read: Callable[[Session], float]
+    write: Callable[[Session, float], list[tuple[str, Any]]]
+    show: Callable[[float], str]
+    step: float | None = None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A control with named options."""
+
+    label: str
+    options: tuple[str, ...]
+    read: Callable[[Session], str]
+    write: Callable[[Session, str], list[tuple[str, Any]]]
+
+
+def each_cloth(key: str) -> Callable[[Session, Any], list[tuple[str, Any]]]:
+    """A writer that sets ``cloth.K.<key>`` on every sheet of the level."""
+
+    def write(session: Session, value: Any) -> list[tuple[str, Any]]:
+        return [(f"cloth.{k}.{key}", value) for k in range(len(session.sim.level.model.cloth))]
+
+    return write
+
+
+def first_cloth(session: Session) -> Any:
+    """The first sheet's table (the panel shows its values)."""
+    return session.sim.level.model.cloth[0]
+
+
+def compliance_from_slider(s: float) -> float:
+    return 0.0 if s < 0.05 else 10.0 ** (COMPLIANCE_EXPONENT_MIN + s)
+
+
+def slider_from_compliance(c: float) -> float:
+    return 0.0 if c <= 0.0 else min(4.0, max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN))
+
+
+def _world(session: Session) -> Any:
+    return session.sim.level.model.world
+
+
+CONTROLS: dict[str, Slider | Choice] = {
+    "gravity": Slider(
+        "Gravity",
+        0.0,
+        3000.0,
+        read=lambda s: -_world(s).gravity[1],
+        write=lambda s, v: [("world.gravity", [_world(s).gravity[0], -round(v)])],
+        show=lambda v: f"{v:.0f} px/s²",
+    ),
+    "wind": Slider(
+        "Wind strength",
+        0.0,
+        3000.0,
+        read=lambda s: _world(s).wind.strength,
+        write=lambda s, v: [("world.wind.strength", round(v))],
+        show=lambda v: f"{v:.0f} px/s²",
+    ),
+    "wind_direction": Slider(
+        "Wind direction",
+        -180.0,
+        180.0,
+        read=lambda s: _world(s).wind.direction_deg,
+        write=lambda s, v: [("world.wind.direction_deg", round(v))],
+        show=lambda v: f"{v:.0f}°",
+    ),
+    "tear_ratio": Slider(
+        "Tear ratio",
+        1.2,
+        6.0,
+        read=lambda s: first_cloth(s).tear_ratio,
+        write=lambda s, v: each_cloth("tear_ratio")(s, round(v, 2)),
+        show=lambda v: f"{v:.2f} × rest",
+    ),
+    "iterations": Slider(
+        "Stiffness (iterations)",
+        1.0,
+        80.0,
+        read=lambda s: _world(s).iterations,
+        write=lambda s, v: [("world.iterations", round(v))],
+        show=lambda v: f"{v:.0f}",
+        step=1.0,
+    ),
+    "compliance": Slider(
+        "Compliance",
+        0.0,
+        4.0,
+        read=lambda s: slider_from_compliance(first_cloth(s).compliance),
+        write=lambda s, v: each_cloth("compliance")(s, compliance_from_slider(v)),
+        show=lambda v: "rigid" if compliance_from_slider(v) == 0 else f"{compliance_from_slider(v):.1e}",
+    ),
+    "pins": Choice(
+        "Pins",
+        ("every", "ends", "top", "none"),
+        read=lambda s: first_cloth(s).pins.layout,
+        write=each_cloth("pins.layout"),
+    ),
+    "shear": Choice(
+        "Shear threads",
+        ("off", "on"),
+        read=lambda s: "on" if first_cloth(s).shear else "off",
+        write=lambda s, v: each_cloth("shear")(s, v == "on"),
+    ),
+    "bend": Choice(
+        "Bend threads",
+        ("off", "on"),
+        read=lambda s: "on" if first_cloth(s).bend else "off",
+        write=lambda s, v: each_cloth("bend")(s, v == "on"),
+    ),
+    "pattern": Choice(
+        "Pattern",
+        PATTERNS,
+        read=lambda s: first_cloth(s).pattern,
+        write=each_cloth("pattern"),
+    ),
+}
+"""Every control the panel can show, by the name levels use in ``[panel] show``."""
+
+CLOTH_CONTROLS = {"tear_ratio", "compliance", "pins", "shear", "bend", "pattern"}
+
+
+class Panel:
+    """The controls a level asks for, stacked in a box at the window's right edge."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.box = UIBoxLayout(vertical=True, space_between=2, width=PANEL_WIDTH)
+        self.box.with_padding(all=10).with_background(color=BACKGROUND)
+        self.box.add(UILabel(text="Tuning (P hides)", text_color=MUTED, font_size=10, width=PANEL_WIDTH - 20))
+        self._labels: list[tuple[UILabel, Slider, UISlider]] = []
+        has_cloth = bool(session.sim.level.model.cloth)
+        for name in session.sim.level.model.panel.show:
+            if name in CLOTH_CONTROLS and not has_cloth:
+                continue
+            self._add(CONTROLS[name])
+
+    @property
+    def widget(self) -> UIWidget:
+        """The root widget, for a ``UIManager``."""
+        return self.box
+
+    def _add(self, control: Slider | Choice) -> None:
+        if isinstance(control, Slider):
+            value = control.read(self.session)
+            label = UILabel(text="", text_color=TEXT, font_size=10, width=PANEL_WIDTH - 20)
+            slider = UISlider(
+                value=min(control.high, max(control.low, value)),
+                min_value=control.low,
+                max_value=control.high,
+                width=PANEL_WIDTH - 20,
+                height=18,
+                step=control.step,
+            )
+            slider.on_change = lambda event, c=control: self._changed(c, event)  # type: ignore[method-assign]
+            self._labels.append((label, control, slider))
+            self.box.add(label)
+            self.box.add(slider)
+            self._show(label, control, slider.value)
+        else:
+            label = UILabel(text=control.label, text_color=TEXT, font_size=10, width=PANEL_WIDTH - 20)
+            dropdown = UIDropdown(
+                default=control.read(self.session),
+                options=list(control.options),
+                width=PANEL_WIDTH - 20,
+                height=24,
+            )
+            dropdown.on_change = lambda event, c=control: self._chosen(c, event)  # type: ignore[method-assign]
+            self.box.add(label)
+            self.box.add(dropdown)
+
+    def _changed(self, control: Slider, event: UIOnChangeEvent) -> None:
+        for key, value in control.write(self.session, event.new_value):
+            self.session.queue({"type": "set", "key": key, "value": value})
+        for label, shown, _slider in self._labels:
+            if shown is control:
+                self._show(label, control, event.new_value)
+
+    def _chosen(self, control: Choice, event: UIOnChangeEvent) -> None:
+        for key, value in control.write(self.session, event.new_value):
+            self.session.queue({"type": "set", "key": key, "value": value})
+
+    @staticmethod
+    def _show(label: UILabel, control: Slider, value: float) -> None:
+        label.text = f"{control.label}: {control.show(value)}"

@@ -1,0 +1,150 @@
+"""The Arcade window: physics at a fixed 60 Hz, drawing, input turned into session events."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import arcade
+from arcade.gui import UIAnchorLayout, UIManager
+
+from components import FRAME_DT
+from game.events import save_script
+from game.hud import Hud
+from game.level.load import LoadedLevel
+from game.panel import Panel
+from game.render import WorldRenderer
+from game.session import Session
+from game.simulation import Simulation
+
+MAX_CATCH_UP_FRAMES = 4
+"""Physics frames one update may run to catch up; a longer backlog is dropped, not chased
+(arcade's own fixed update never drops it, so a slow frame would snowball)."""
+
+BUTTONS = {
+    arcade.MOUSE_BUTTON_LEFT: "left",
+    arcade.MOUSE_BUTTON_RIGHT: "right",
+    arcade.MOUSE_BUTTON_MIDDLE: "middle",
+}
+
+PREFERRED_KEY_NAMES = ("ENTER", "ESCAPE", "SPACE")
+"""Where Arcade gives one key code two names (ENTER and RETURN), scripts use these."""
+
+
+def _key_names() -> dict[int, str]:
+    names: dict[int, str] = {}
+    for name, code in vars(arcade.key).items():
+        if name.isupper() and isinstance(code, int) and (code not in names or name in PREFERRED_KEY_NAMES):
+            names[code] = name
+    return names
+
+
+KEY_NAMES = _key_names()
+
+
+def pressed_buttons(mask: int) -> list[str]:
+    """Arcade's button bit mask as the script vocabulary's list of names."""
+    return [name for bit, name in BUTTONS.items() if mask & bit]
+
+
+class PlayView(arcade.View):
+    """Plays one session: steps it at 60 Hz, draws it, feeds it the player's input."""
+
+    def __init__(self, session: Session, script: list[dict[str, Any]] = ()) -> None:
+        super().__init__()
+        self.session = session
+        self.renderer = WorldRenderer(self.window.ctx)
+        self.hud = Hud(self.window.width, self.window.height)
+        self.ui = UIManager()
+        self.panel = Panel(session)
+        anchor = self.ui.add(UIAnchorLayout())
+        anchor.add(self.panel.widget, anchor_x="right", anchor_y="top", align_x=-10, align_y=-10)
+        self._script = sorted(script, key=lambda event: event["frame"])
+        self._lag = 0.0
+        self._last_draw = time.perf_counter()
+
+    def on_show_view(self) -> None:
+        self.ui.enable()
+
+    def on_hide_view(self) -> None:
+        self.ui.disable()
+
+    def on_update(self, delta_time: float) -> None:
+        self._lag = min(self._lag + delta_time, MAX_CATCH_UP_FRAMES * FRAME_DT)
+        while self._lag >= FRAME_DT:
+            self._lag -= FRAME_DT
+            while self._script and self._script[0]["frame"] <= self.session.tick:
+                event = self._script.pop(0)
+                self.session.queue({k: v for k, v in event.items() if k != "frame"})
+            if self.session.advance():
+                self.hud.count_physics(self.session.sim.step_ms[-1])
+
+    def on_draw(self) -> None:
+        now = time.perf_counter()
+        self.hud.count_frame(now - self._last_draw)
+        self._last_draw = now
+        self.clear()
+        self.renderer.draw(self.session)
+        self.hud.draw(self.session)
+        self.panel.widget.visible = self.session.show_panel
+        self.ui.draw()
+
+    def _world(self, x: float, y: float) -> tuple[float, float]:
+        wx, wy = self.renderer.to_world(x, y)
+        return (float(wx), float(wy))
+
+    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        if button in BUTTONS:
+            wx, wy = self._world(x, y)
+            self.session.queue({"type": "mouse_press", "x": wx, "y": wy, "button": BUTTONS[button]})
+
+    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
+        wx, wy = self._world(x, y)
+        self.session.queue(
+            {
+                "type": "mouse_drag",
+                "x": wx,
+                "y": wy,
+                "dx": float(dx),
+                "dy": float(dy),
+                "buttons": pressed_buttons(buttons),
+            }
+        )
+
+    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        if button in BUTTONS:
+            wx, wy = self._world(x, y)
+            self.session.queue({"type": "mouse_release", "x": wx, "y": wy, "button": BUTTONS[button]})
+
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        name = KEY_NAMES.get(symbol)
+        if name == "ESCAPE":
+            self.window.close()
+        elif name is not None:
+            self.session.queue({"type": "key_press", "key": name})
+
+    def on_key_release(self, symbol: int, modifiers: int) -> None:
+        name = KEY_NAMES.get(symbol)
+        if name is not None and name != "ESCAPE":
+            self.session.queue({"type": "key_release", "key": name})
+
+
+def play(level: LoadedLevel, record: str | None = None, script: list[dict[str, Any]] = ()) -> None:
+    """Open the window on ``level`` and run until it is closed; then write the recording, if asked."""
+    session = Session(Simulation(level))
+    left, bottom, right, top = session.sim.settings.bounds
+    window = arcade.Window(
+        int(right - left),
+        int(top - bottom),
+        f"Weft · {session.sim.name}",
+        update_rate=FRAME_DT,
+        draw_rate=FRAME_DT,
+    )
+    window.show_view(PlayView(session, script))
+    try:
+        arcade.run()
+    finally:
+        if record:
+            save_script(Path(record), session.log)
+            print(f"{record}: {len(session.log)} events recorded over {session.tick} frames")

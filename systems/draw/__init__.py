@@ -1,0 +1,15 @@
+"""Drawing systems: the DRAW stage, the only part of ``systems`` that imports arcade.
+
+Each system uploads the stores' arrays to GPU buffers and draws a whole batch
+in one call through ``arcade.gl``:
+
+- ``cloth_mesh.ClothMeshSystem``: every sheet as one textured triangle mesh.
+- ``threads.ThreadDebugSystem``: every alive thread coloured by strain (debug view).
+- ``pins.PinMarkerSystem``: every pinned point as a small ring.
+- ``strokes.StrokeBatch``: thick round-capped segments (tool overlays), one call per batch.
+- ``patterns.pattern_image``: the procedural cloth tiles (numpy only).
+- ``options.DrawOptions``: what the window tells the systems (debug flag, which world).
+
+This package imports nothing itself, so ``systems.draw.patterns`` stays usable
+without a GL context; import the module you need.
+"""

@@ -1,0 +1,298 @@
+"""Cloth sheets drawn as textured triangle meshes, one draw call per sheet.
+
+Each sheet keeps three vertex buffers and an index buffer on the GPU:
+
+- positions, written from the particle store every frame;
+- texture coordinates, written once (they are the sheet's rest layout);
+- a shade per point, from a fake normal (below), written every frame;
+- the indices of the triangles whose two structural threads are alive,
+  rewritten only when the sheet's count of alive structural threads changes,
+  so the picture tears exactly where the threads did.
+
+Fake normal: the simulation is flat, so a fold shows up as a point whose
+neighbours on either side come closer than twice the spacing. If the cloth
+between them were folded out of the screen by an angle θ, their distance
+would be ``2 · spacing · cos θ``, so that ratio *is* ``cos θ``: a light at the
+viewer (Lambert) would make the point ``cos θ`` bright. Across and down
+multiply. Triangles whose winding flipped show the back of the cloth and are
+darkened in the fragment shader (``gl_FrontFacing``), which costs nothing on the CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import esper
+import numpy as np
+import numpy.typing as npt
+from arcade.gl import BufferDescription
+
+from components import Cloth, ClothLook, DistanceStore
+from systems import world
+from systems.draw.options import DrawOptions
+from systems.draw.textures import ClothTextures
+from systems.schedule import Stage, Step, System
+
+if TYPE_CHECKING:
+    from arcade.gl import Buffer, Context, Geometry, Texture2D
+
+BACK_SHADE = 0.8
+"""Brightness of the back of the cloth (triangles folded over), as a factor."""
+
+DARKEST_FOLD = 0.45
+"""Floor of the fold shading, so a crumpled sheet never turns black."""
+
+DEBUG_DIM = 0.35
+"""Brightness of the sheet in the debug view, so the strain colours stand out."""
+
+VERTEX_SHADER = """
+#version 330
+uniform WindowBlock {
+    mat4 projection;
+    mat4 view;
+} window;
+
+// tiling: pattern coordinates = uv * uv_scale + uv_offset
+uniform vec2 uv_scale;
+uniform vec2 uv_offset;
+
+in vec2 in_pos;
+in vec2 in_uv;
+in float in_shade;
+
+out vec2 v_uv;
+out float v_shade;
+
+void main() {
+    gl_Position = window.projection * window.view * vec4(in_pos, 0.0, 1.0);
+    v_uv = in_uv * uv_scale + uv_offset;
+    v_shade = in_shade;
+}
+"""
+
+FRAGMENT_SHADER = """
+#version 330
+uniform sampler2D pattern;
+// GL calls counter-clockwise triangles front-facing; the sheet's own winding at rest may be either
+uniform bool rest_is_ccw;
+uniform float back_shade;
+uniform float brightness;
+
+in vec2 v_uv;
+in float v_shade;
+
+out vec4 f_color;
+
+void main() {
+    vec4 color = texture(pattern, v_uv);
+    float shade = v_shade * brightness;
+    if (gl_FrontFacing != rest_is_ccw) {
+        shade *= back_shade;
+    }
+    f_color = vec4(color.rgb * shade, color.a);
+}
+"""
+
+
+@dataclass
+class _Sheet:
+    """The GPU side of one sheet, and what was last uploaded to it."""
+
+    positions: Buffer
+    shades: Buffer
+    indices: Buffer
+    geometry: Geometry
+    triangles: npt.NDArray[np.uint32]
+    """``(T, 3)`` particle indices local to the sheet (the vertex buffers hold only its points)."""
+    across: npt.NDArray[np.int64]
+    """``(rows, cols - 1)`` thread index of each horizontal structural thread."""
+    down: npt.NDArray[np.int64]
+    """``(rows - 1, cols)`` thread index of each vertical structural thread."""
+    rest_is_ccw: bool
+    alive_threads: int = -1
+    index_count: int = 0
+    across_alive: npt.NDArray[np.bool_] | None = None
+    down_alive: npt.NDArray[np.bool_] | None = None
+    look: ClothLook | None = None
+    texture: Texture2D | None = None
+    uv_scale: tuple[float, float] = (1.0, 1.0)
+    uv_offset: tuple[float, float] = (0.0, 0.0)
+
+
+class ClothMeshSystem(System):
+    """Draws every ``Cloth`` entity (by entity id) as one textured mesh.
+
+    Constructed with the GL context and the shared ``DrawOptions``; GPU objects
+    are cached per entity for as long as ``options.world`` stays the same.
+    """
+
+    name = "cloth_mesh"
+    stage = Stage.DRAW
+
+    def __init__(self, ctx: Context, options: DrawOptions, textures: ClothTextures | None = None) -> None:
+        self.ctx = ctx
+        self.options = options
+        self.textures = textures or ClothTextures(ctx)
+        self._program = ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=FRAGMENT_SHADER)
+        self._program["pattern"] = 0
+        self._program["back_shade"] = BACK_SHADE
+        self._sheets: dict[int, _Sheet] = {}
+        self._world: object = None
+
+    def process(self, step: Step) -> None:
+        if self.options.world != self._world:
+            # a rebuilt world reuses entity ids for other bodies: start afresh
+            self._sheets.clear()
+            self._world = self.options.world
+        stores = world.stores()
+        pos = stores.particles.pos
+        distances = stores.distances
+        ctx = self.ctx
+        ctx.enable(ctx.BLEND)
+        ctx.disable(ctx.CULL_FACE)  # both faces are drawn: a sheet folds over itself
+        program = self._program
+        program["brightness"] = DEBUG_DIM if self.options.debug else 1.0
+        cloths = sorted(esper.get_component(Cloth), key=lambda item: item[0])
+        if len(self._sheets) > len(cloths):  # a sheet was removed: let its buffers go
+            present = {entity for entity, _ in cloths}
+            self._sheets = {entity: sheet for entity, sheet in self._sheets.items() if entity in present}
+        for entity, cloth in cloths:
+            sheet = self._sheets.get(entity)
+            if sheet is None:
+                sheet = self._sheets[entity] = self._new_sheet(cloth, distances)
+            points = pos[cloth.particles.start : cloth.particles.stop]
+            sheet.positions.write(points.astype("f4"))
+            self._update_triangles(sheet, cloth, distances)
+            shade = fold_shade(points, cloth, sheet.across_alive, sheet.down_alive, self.options.shading)
+            sheet.shades.write(shade)
+            self._update_look(sheet, cloth)
+            if sheet.index_count == 0:
+                continue
+            program["uv_scale"] = sheet.uv_scale
+            program["uv_offset"] = sheet.uv_offset
+            program["rest_is_ccw"] = sheet.rest_is_ccw
+            sheet.texture.use(0)
+            sheet.geometry.render(program, vertices=sheet.index_count)
+
+    def _new_sheet(self, cloth: Cloth, distances: DistanceStore) -> _Sheet:
+        ctx = self.ctx
+        n = len(cloth.particles)
+        positions = ctx.buffer(reserve=n * 2 * 4, usage="stream")
+        shades = ctx.buffer(reserve=n * 4, usage="stream")
+        uv = ctx.buffer(data=cloth.uv.astype("f4"))
+        triangles = (cloth.triangles - cloth.particles.start).astype(np.uint32)
+        indices = ctx.buffer(reserve=max(triangles.nbytes, 4), usage="dynamic")
+        geometry = ctx.geometry(
+            [
+                BufferDescription(positions, "2f", ["in_pos"]),
+                BufferDescription(uv, "2f", ["in_uv"]),
+                BufferDescription(shades, "1f", ["in_shade"]),
+            ],
+            index_buffer=indices,
+            index_element_size=4,
+            mode=ctx.TRIANGLES,
+        )
+        across, down = _thread_grid(cloth, distances)
+        rest = cloth.rest_pos[triangles[0]] if len(triangles) else np.zeros((3, 2))
+        (ax, ay), (bx, by) = rest[1] - rest[0], rest[2] - rest[0]
+        signed_area = ax * by - ay * bx
+        return _Sheet(
+            positions=positions,
+            shades=shades,
+            indices=indices,
+            geometry=geometry,
+            triangles=triangles,
+            across=across,
+            down=down,
+            rest_is_ccw=bool(signed_area > 0.0),
+        )
+
+    def _update_triangles(self, sheet: _Sheet, cloth: Cloth, distances: DistanceStore) -> None:
+        """Rewrite the index buffer when threads of this sheet died since the last frame."""
+        alive = distances.alive
+        count = int(np.count_nonzero(alive[cloth.structural.start : cloth.structural.stop]))
+        if count == sheet.alive_threads:
+            return
+        sheet.alive_threads = count
+        kept = alive[cloth.triangle_threads].all(axis=1)
+        indices = np.ascontiguousarray(sheet.triangles[kept])
+        sheet.indices.write(indices)
+        sheet.index_count = indices.size
+        sheet.across_alive = alive[sheet.across]
+        sheet.down_alive = alive[sheet.down]
+
+    def _update_look(self, sheet: _Sheet, cloth: Cloth) -> None:
+        """Pick up a new look (the panel replaces ``cloth.look``, or edits it in place)."""
+        look = cloth.look
+        if look == sheet.look:
+            return
+        sheet.look = replace(look)
+        sheet.texture, repeats = self.textures.texture(look)
+        if repeats:
+            # one repeat per pattern_size px of the sheet at rest, counted from the top-left
+            # corner (uv v is 1 on the top row) so the top edge starts on a whole repeat
+            across = (cloth.cols - 1) * cloth.spacing / look.pattern_size
+            down = (cloth.rows - 1) * cloth.spacing / look.pattern_size
+            sheet.uv_scale = (across, down)
+            sheet.uv_offset = (0.0, -down)
+        else:
+            sheet.uv_scale = (1.0, 1.0)
+            sheet.uv_offset = (0.0, 0.0)
+
+
+def _thread_grid(
+    cloth: Cloth, distances: DistanceStore
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Thread indices laid out on the grid: ``(rows, cols - 1)`` across and ``(rows - 1, cols)`` down.
+
+    Read from the threads' end points rather than assumed from the build
+    order, so a different build order cannot silently shade the wrong points.
+    """
+    structural = np.arange(cloth.structural.start, cloth.structural.stop)
+    first = cloth.particles.start
+    i = distances.i[structural].astype(np.int64) - first
+    j = distances.j[structural].astype(np.int64) - first
+    low, high = np.minimum(i, j), np.maximum(i, j)
+    across = np.zeros((cloth.rows, cloth.cols - 1), dtype=np.int64)
+    down = np.zeros((cloth.rows - 1, cloth.cols), dtype=np.int64)
+    horizontal = high - low == 1
+    vertical = high - low == cloth.cols
+    row, col = np.divmod(low[horizontal], cloth.cols)
+    across[row, col] = structural[horizontal]
+    row, col = np.divmod(low[vertical], cloth.cols)
+    down[row, col] = structural[vertical]
+    return across, down
+
+
+def fold_shade(
+    points: npt.NDArray[np.float64],
+    cloth: Cloth,
+    across_alive: npt.NDArray[np.bool_],
+    down_alive: npt.NDArray[np.bool_],
+    strength: float,
+) -> npt.NDArray[np.float32]:
+    """Brightness ``(N,)`` float32 of each point of a sheet from its fake normal (module docstring).
+
+    ``cos θ = |p[c+1] - p[c-1]| / (2 · spacing)`` across and the same down,
+    capped at 1 (a stretched thread is flat, not folded); the shade is their
+    product, blended with 1 by ``strength`` and floored at ``DARKEST_FOLD``.
+    Points at the border, or beside a torn thread, count as flat.
+    """
+    rows, cols = cloth.rows, cloth.cols
+    grid = points.reshape(rows, cols, 2)
+    span = 2.0 * cloth.spacing
+    cos_across = np.ones((rows, cols))
+    cos_down = np.ones((rows, cols))
+    if cols > 2:
+        gap = grid[:, 2:] - grid[:, :-2]
+        ratio = np.sqrt(gap[..., 0] ** 2 + gap[..., 1] ** 2) / span
+        joined = across_alive[:, :-1] & across_alive[:, 1:]
+        cos_across[:, 1:-1] = np.where(joined, np.minimum(ratio, 1.0), 1.0)
+    if rows > 2:
+        gap = grid[2:] - grid[:-2]
+        ratio = np.sqrt(gap[..., 0] ** 2 + gap[..., 1] ** 2) / span
+        joined = down_alive[:-1] & down_alive[1:]
+        cos_down[1:-1] = np.where(joined, np.minimum(ratio, 1.0), 1.0)
+    lit = np.maximum(cos_across * cos_down, DARKEST_FOLD)
+    return (1.0 + strength * (lit - 1.0)).astype(np.float32).ravel()

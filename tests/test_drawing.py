@@ -1,0 +1,221 @@
+"""Drawing, checked on real offscreen pictures (Mesa llvmpipe; no display, no GPU needed).
+
+The pictures are compared with what the level says: the sheet shows its
+pattern's colours, a cut lets the background through, the CLI writes the
+images it promises.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["ARCADE_HEADLESS"] = "1"  # before anything imports arcade
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from PIL import Image
+
+from game.level.schema import rgba
+from game.offscreen import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE, Offscreen
+from game.session import Session
+from game.simulation import Simulation
+from systems.draw.patterns import pattern_image
+from systems.schedule import Stage
+
+ROOT = Path(__file__).resolve().parents[1]
+LEVEL = ROOT / "levels" / "cloth.toml"
+
+CLOSE = 45.0
+"""RGB distance under which a pixel counts as a given colour (shading and filtering move it a little)."""
+
+
+def _pixels_at(
+    image: Image.Image, sim: Simulation, points: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """RGB ``(n, 3)`` of the picture at world points ``(n, 2)`` (window == level bounds, y up)."""
+    left, _bottom, _right, top = sim.settings.bounds
+    pixels = np.asarray(image, dtype=np.float64)
+    cols = np.clip(np.round(points[:, 0] - left).astype(int), 0, pixels.shape[1] - 1)
+    rows = np.clip(np.round(top - points[:, 1]).astype(int), 0, pixels.shape[0] - 1)
+    return pixels[rows, cols, :3]
+
+
+def _inner_grid(positions: npt.NDArray[np.float64], shrink: float, n: int = 40) -> npt.NDArray[np.float64]:
+    """An ``n x n`` grid of world points inside the sheet's bounding box, shrunk by ``shrink`` per side."""
+    low, high = positions.min(axis=0), positions.max(axis=0)
+    margin = (high - low) * shrink
+    xs = np.linspace(low[0] + margin[0], high[0] - margin[0], n)
+    ys = np.linspace(low[1] + margin[1], high[1] - margin[1], n)
+    return np.array([(x, y) for y in ys for x in xs])
+
+
+def _near_pattern(
+    colors: npt.NDArray[np.float64], palette: list[tuple[int, int, int, int]]
+) -> npt.NDArray[np.bool_]:
+    """Which ``colors`` are a shade (55-105 %) of a blend of two palette colours.
+
+    The woven, lit sheet shows exactly such colours: the weave blends two
+    threads' colours, folds and the back of the cloth darken them.
+    """
+    base = np.array([c[:3] for c in palette], dtype=np.float64)
+    blends = [
+        base[i] * (1 - t) + base[j] * t
+        for i in range(len(base))
+        for j in range(len(base))
+        for t in (0, 0.25, 0.5)
+    ]
+    candidates = np.array([np.array(b) * s for b in blends for s in np.linspace(0.55, 1.05, 11)])
+    distance = np.linalg.norm(colors[:, None, :] - candidates[None, :, :], axis=2).min(axis=1)
+    return distance < CLOSE
+
+
+def _near(colors: npt.NDArray[np.float64], color: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    return np.linalg.norm(colors - np.array(color[:3], dtype=np.float64), axis=1) < CLOSE
+
+
+def _cut_across(session: Session, y: float, x0: float, x1: float, step: float = 20.0) -> None:
+    """A right-button stroke from (x0, y) to (x1, y), one drag event per tick, as the window sends it."""
+    session.queue({"type": "mouse_press", "x": x0, "y": y, "button": "right"})
+    session.advance()
+    x = x0
+    while x < x1:
+        session.queue(
+            {"type": "mouse_drag", "x": x + step, "y": y, "dx": step, "dy": 0.0, "buttons": ["right"]}
+        )
+        session.advance()
+        x += step
+    session.queue({"type": "mouse_release", "x": x, "y": y, "button": "right"})
+    session.advance()
+
+
+@pytest.fixture
+def session() -> Session:
+    sim = Simulation.load(LEVEL)
+    yield Session(sim)
+    sim.close()
+
+
+def test_default_sheet_shows_its_pattern_colours_over_most_of_its_area(session: Session) -> None:
+    sim = session.sim
+    pictures = Offscreen(session)
+    session.run(30)
+    image = pictures.capture()
+    assert image.size == (1280, 720) and image.mode == "RGB"
+
+    colors = _pixels_at(image, sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
+    palette = [rgba(c) for c in sim.level.model.cloth[0].colors]
+    background = rgba(sim.level.model.world.background)
+    on_pattern = _near_pattern(colors, palette) & ~_near(colors, background)
+    assert on_pattern.mean() > 0.85, f"only {on_pattern.mean():.0%} of the sheet shows its pattern colours"
+    # every main colour of the level shows somewhere, so the pattern is not a flat fill
+    for color in palette[:2]:
+        assert _near(colors, color).mean() > 0.05
+
+
+def test_cut_lets_the_background_show_through_along_the_cut(session: Session) -> None:
+    sim = session.sim
+    pictures = Offscreen(session)  # a second Offscreen in the same process reuses the window
+    session.run(20)
+    sheet = sim.positions("sheet")
+    y_cut = float(np.median(sheet[:, 1]))
+    x_low, x_high = sheet[:, 0].min(), sheet[:, 0].max()
+    line = np.column_stack([np.linspace(x_low + 40, x_high - 40, 200), np.full(200, y_cut - 30.0)])
+    background = rgba(sim.level.model.world.background)
+    before = _near(_pixels_at(pictures.capture(), sim, line), background).mean()
+
+    _cut_across(session, y_cut, x_low - 40.0, x_high + 40.0)
+    session.run(30)  # the lower part falls away from the cut
+    after = _near(_pixels_at(pictures.capture(), sim, line), background).mean()
+
+    assert before < 0.05, "the sheet should cover the line before the cut"
+    assert after > 0.7, f"only {after:.0%} of the line below the cut shows the background"
+
+
+def test_look_changes_at_run_time_are_drawn(session: Session) -> None:
+    sim = session.sim
+    pictures = Offscreen(session)
+    session.run(10)
+    teal, sand = "#2a9d8f", "#e9c46a"
+    session.queue({"type": "set", "key": "cloth.0.colors", "value": [teal, sand]})
+    session.queue({"type": "set", "key": "cloth.0.pattern", "value": "checker"})
+    session.advance()
+    colors = _pixels_at(pictures.capture(), sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
+    assert _near_pattern(colors, [rgba(teal), rgba(sand)]).mean() > 0.85
+    assert _near(colors, rgba(teal)).mean() > 0.2 and _near(colors, rgba(sand)).mean() > 0.2
+
+
+def test_reset_rebuilds_the_schedule_and_the_sheet_is_still_drawn(session: Session) -> None:
+    sim = session.sim
+    pictures = Offscreen(session)
+    session.run(10)
+    _cut_across(session, 380.0, 100.0, 1180.0)
+    session.queue({"type": "key_press", "key": "R"})
+    session.advance()
+    assert "cloth_mesh" not in sim.schedule.names(Stage.DRAW), "a reset builds a schedule without drawing"
+    image = pictures.capture()
+    assert sim.schedule.get("cloth_mesh") is pictures.renderer.systems[0]
+    colors = _pixels_at(image, sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
+    palette = [rgba(c) for c in sim.level.model.cloth[0].colors]
+    assert _near_pattern(colors, palette).mean() > 0.85, "the rebuilt sheet must be drawn whole, uncut"
+
+
+def test_debug_view_colours_threads_and_draws_pins(session: Session) -> None:
+    pictures = Offscreen(session)
+    session.run(20)
+    plain = np.asarray(pictures.capture(), dtype=np.float64)
+    session.debug = True
+    debug = np.asarray(pictures.capture(), dtype=np.float64)
+
+    # strain lines are blue to red: the debug picture has strongly blue or green pixels the gingham lacks
+    def coloured(pixels: npt.NDArray[np.float64]) -> float:
+        r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+        return float(((b > r + 60) | (g > r + 60)).mean())
+
+    assert coloured(debug) > 5 * max(coloured(plain), 1e-4)
+    # a magenta ring on every pin of the sheet
+    stores = session.sim.stores
+    anchors = stores.pins.anchor[: stores.pins.count]
+    ring = np.array([255, 89, 217], dtype=np.float64)
+    for x, y in anchors:
+        around = debug[720 - int(y) - 8 : 720 - int(y) + 9, int(x) - 8 : int(x) + 9].reshape(-1, 3)
+        assert (np.linalg.norm(around - ring, axis=1) < CLOSE).any(), f"no pin ring at ({x}, {y})"
+
+
+@pytest.mark.parametrize("name", ["gingham", "stripes", "checker", "plaid"])
+@pytest.mark.parametrize("count", [2, 3, 4])
+def test_pattern_tiles_use_every_colour(name: str, count: int) -> None:
+    palette = ((200, 85, 61, 255), (242, 233, 220, 255), (45, 65, 89, 255), (224, 176, 72, 255))[:count]
+    tile = pattern_image(name, palette, 256)
+    assert tile.shape == (256, 256, 4) and tile.dtype == np.uint8
+    pixels = tile[..., :3].reshape(-1, 3).astype(np.float64)
+    nearest = np.linalg.norm(pixels[:, None] - np.array(palette)[None, :, :3], axis=2).argmin(axis=1)
+    shares = np.bincount(nearest, minlength=count) / len(nearest)
+    assert (shares > 0.01).all(), f"{name} with {count} colours uses them as {shares.round(3)}"
+
+
+def test_cli_writes_a_filmstrip_of_twelve_tiles_and_a_screenshot(tmp_path: Path) -> None:
+    strip, shot = tmp_path / "strip.png", tmp_path / "shot.png"
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "game", "run", str(LEVEL), "--frames", "120"),
+            *("--filmstrip", str(strip), "--every", "10", "--screenshot", str(shot)),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "ARCADE_HEADLESS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    tile = (1280 // FILMSTRIP_SCALE, 720 // FILMSTRIP_SCALE)
+    with Image.open(strip) as image:
+        assert image.size == (FILMSTRIP_COLUMNS * tile[0], 3 * tile[1])  # 12 pictures, 4 to a row
+    with Image.open(shot) as image:
+        assert image.size == (1280, 720)
+        colors = np.asarray(image.convert("RGB"), dtype=np.float64)[300:400, 500:700].reshape(-1, 3)
+        assert not _near(colors, rgba("#1b1f2a")).all(), "the screenshot shows the sheet, not just background"

@@ -1,0 +1,94 @@
+"""The window, driven headless: input becomes session events, physics runs at 60 Hz, it draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.gui import import_gui_headless
+
+import_gui_headless()
+
+import arcade  # noqa: E402
+
+from game.offscreen import _window  # noqa: E402
+from game.session import Session  # noqa: E402
+from game.simulation import Simulation  # noqa: E402
+from game.window import KEY_NAMES, MAX_CATCH_UP_FRAMES, PlayView, pressed_buttons  # noqa: E402
+from levels import DEFAULT_LEVEL  # noqa: E402
+
+
+@pytest.fixture
+def view():
+    window = _window((1280, 720))
+    session = Session(Simulation.load(DEFAULT_LEVEL))
+    play = PlayView(session)
+    window.show_view(play)
+    yield play
+    window.show_view(arcade.View())  # disables the panel's UI manager
+    session.sim.close()
+
+
+def test_keys_and_buttons_are_named_as_scripts_name_them() -> None:
+    assert KEY_NAMES[arcade.key.SPACE] == "SPACE"
+    assert KEY_NAMES[arcade.key.ENTER] == "ENTER"
+    assert KEY_NAMES[arcade.key.R] == "R"
+    assert KEY_NAMES[arcade.key.KEY_1] == "KEY_1"
+    assert pressed_buttons(arcade.MOUSE_BUTTON_LEFT | arcade.MOUSE_BUTTON_RIGHT) == ["left", "right"]
+
+
+def test_mouse_input_is_applied_at_the_next_physics_frame_and_recorded(view: PlayView) -> None:
+    view.on_draw()  # fits the camera, as the first drawn frame does
+    corner = view.session.sim.positions("sheet")[-1]
+    view.on_mouse_press(int(corner[0]), int(corner[1]), arcade.MOUSE_BUTTON_LEFT, 0)
+    assert view.session.log == []  # queued, not applied between frames
+    view.on_update(1 / 60)
+    assert view.session.log[0]["type"] == "mouse_press"
+    assert view.session.log[0]["frame"] == 0
+    view.on_mouse_drag(int(corner[0]) + 40, int(corner[1]) - 60, 40, -60, arcade.MOUSE_BUTTON_LEFT, 0)
+    view.on_update(1 / 60)
+    np.testing.assert_allclose(
+        view.session.sim.positions("sheet")[-1], (int(corner[0]) + 40, int(corner[1]) - 60)
+    )
+
+
+def test_a_long_stall_runs_only_a_few_frames_of_catch_up(view: PlayView) -> None:
+    view.on_update(2.0)
+    assert view.session.sim.frame == MAX_CATCH_UP_FRAMES
+
+
+def test_space_pauses_and_s_steps_one_frame(view: PlayView) -> None:
+    view.on_key_press(arcade.key.SPACE, 0)
+    view.on_update(1 / 60)
+    paused_at = view.session.sim.frame
+    for _ in range(5):
+        view.on_update(1 / 60)
+    assert view.session.sim.frame == paused_at
+    view.on_key_press(arcade.key.S, 0)
+    view.on_update(1 / 60)
+    assert view.session.sim.frame == paused_at + 1
+
+
+def test_panel_changes_become_recorded_set_events(view: PlayView) -> None:
+    from arcade.gui import UIOnChangeEvent
+
+    label, _control, slider = next(
+        entry for entry in view.panel._labels if entry[1].label.startswith("Stiffness")
+    )
+    slider.on_change(UIOnChangeEvent(slider, slider.value, 35.0))
+    view.on_update(1 / 60)
+    assert view.session.sim.settings.iterations == 35
+    assert {"frame": 0, "type": "set", "key": "world.iterations", "value": 35} in view.session.log
+    assert "35" in label.text
+
+
+def test_the_window_draws_the_sheet_the_hud_and_the_panel(view: PlayView) -> None:
+    view.session.queue({"type": "key_press", "key": "H"})
+    for _ in range(10):
+        view.on_update(1 / 60)
+    view.on_draw()
+    image = np.asarray(arcade.get_image(0, 0, 1280, 720).convert("RGB")).astype(int)
+    background = np.array([0x1B, 0x1F, 0x2A])
+    not_background = np.abs(image - background).sum(axis=2) > 30
+    assert not_background[40:660, 200:1080].mean() > 0.5  # the sheet (and the help box over it)
+    assert not_background[5:25, 10:200].any()  # HUD text, top left
+    assert not_background[20:200, 1030:1270].mean() > 0.3  # the panel, top right
