@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m game`` and the ``weft`` script; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    command = args.command or "play"
+    if args.command is None:  # bare `python -m game`: play the default level
+        args = parser.parse_args(["play"])
+    command = args.command
     try:
         if command == "play":
             return _play(args)
@@ -91,12 +94,29 @@ def _positive_int(text: str) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    level = load_level(args.level, getattr(args, "set", []))
-    script = load_script(args.replay) if getattr(args, "replay", None) else []
+    level = load_level(args.level, args.set)
+    script = load_script(args.replay) if args.replay else []
+    if not _has_display():
+        print(
+            "play needs a display to open its window, and there is none here "
+            "(no DISPLAY, or ARCADE_HEADLESS is set); "
+            f"`python -m game run {args.level} --frames 600 --screenshot out.png` works headless",
+            file=sys.stderr,
+        )
+        return USER_ERROR
     from game.window import play  # arcade only when a window is wanted
 
-    play(level, record=getattr(args, "record", None), script=script)
+    play(level, record=args.record, script=script)
     return 0
+
+
+def _has_display() -> bool:
+    """Whether a window can open: on Linux that needs X11 or Wayland, and no headless request."""
+    if os.environ.get("ARCADE_HEADLESS"):
+        return False
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def _run(args: argparse.Namespace) -> int:

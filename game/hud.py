@@ -11,6 +11,9 @@ MUTED = (160, 168, 185, 255)
 WARNING = (255, 170, 120, 255)
 SHADE = (10, 12, 18, 200)
 
+HELP_WIDTH = 760
+"""px: wide enough for the longest tool summary on one line."""
+
 FPS_SMOOTHING = 0.1
 """Weight of the newest frame in the FPS and physics-time averages shown."""
 
@@ -32,7 +35,7 @@ class Hud:
         self.status = arcade.Text("", 12, height - 60, MUTED, 11)
         self.problem = arcade.Text("", 12, 34, WARNING, 11, width=width - 24, multiline=True)
         self.hint = arcade.Text("H help · P panel · Space pause · R reset", 12, 12, MUTED, 10)
-        self.help = arcade.Text("", 0, 0, TEXT, 12, multiline=True, width=560)
+        self.help = arcade.Text("", 0, 0, TEXT, 12, multiline=True, width=HELP_WIDTH - 40)
 
     def count_frame(self, seconds: float) -> None:
         """Fold one drawn frame's duration into the FPS average."""
@@ -71,9 +74,11 @@ class Hud:
         lines += [f"  {tool.hotkey:<8} {tool.name}: {tool.summary}" for tool in session.tools.values()]
         self.help.text = "\n".join(lines)
         self.help.font_name = ("Courier New", "DejaVu Sans Mono", "monospace")
-        left = (self.width - 600) / 2
+        left = (self.width - HELP_WIDTH) / 2
         top = self.height / 2 + self.help.content_height / 2 + 20
-        arcade.draw_lrbt_rectangle_filled(left, left + 600, top - self.help.content_height - 40, top, SHADE)
+        arcade.draw_lrbt_rectangle_filled(
+            left, left + HELP_WIDTH, top - self.help.content_height - 40, top, SHADE
+        )
         self.help.x = left + 20
         self.help.y = top - 20
         self.help.anchor_y = "top"
