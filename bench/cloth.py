@@ -18,6 +18,7 @@ as our particles do not spin.
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,20 @@ def run(frames: int) -> SceneResult:
         }
         space = build_pymunk(stores)
         ms = median_frame_ms(sim.step, frames)
+        draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()
     pymunk_ms = median_frame_ms(lambda: space.step(FRAME_DT), frames)
-    return SceneResult("cloth", params, ms, pymunk_ms)
+    return SceneResult("cloth", params, ms, pymunk_ms, draw_ms)
+
+
+def measure_drawing(sim: Simulation, frames: int) -> float | None:
+    """Median CPU ms to draw the sheet (one textured mesh) offscreen, or None without a GL context."""
+    try:
+        from game.offscreen import Offscreen
+        from game.session import Session
+
+        return Offscreen(Session(sim)).draw_cpu_ms(frames)
+    except Exception as error:  # no EGL/GL here: physics figures still stand
+        print(f"bench: drawing not measured ({error})", file=sys.stderr)
+        return None

@@ -39,8 +39,9 @@ def median_frame_ms(step: Callable[[], None], frames: int, warmup: int = WARMUP_
 class SceneResult:
     """What one benchmark scene measured: ours and pymunk's median ms per frame.
 
-    ``pymunk_ms`` is None for a scene pymunk has no equivalent of.
-    ``params`` says what was measured (sizes, counts, iterations) so a
+    ``pymunk_ms`` is None for a scene pymunk has no equivalent of;
+    ``draw_ms`` (CPU time to issue one frame's drawing) is None where it
+    was not measured. ``params`` says what was measured (sizes, counts, iterations) so a
     figure is never read without its scene.
     """
 
@@ -48,6 +49,7 @@ class SceneResult:
     params: dict[str, Any]
     ms: float
     pymunk_ms: float | None
+    draw_ms: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -57,7 +59,7 @@ class SceneResult:
         return self.pymunk_ms / self.ms
 
     def as_json(self) -> dict[str, Any]:
-        """The ``python -m game bench --json`` record of ARCHITECTURE.md's contract.
+        """The ``python -m game bench --json`` record of ARCHITECTURE.md's contract, plus ``draw_ms``.
 
         Times are rounded to 0.1 µs and the ratio is computed from the
         rounded times, so a reader checking ``pymunk_ms / ms`` gets ``ratio``.
@@ -65,4 +67,12 @@ class SceneResult:
         ms = round(self.ms, 4)
         pymunk_ms = None if self.pymunk_ms is None else round(self.pymunk_ms, 4)
         ratio = None if pymunk_ms is None or ms <= 0.0 else pymunk_ms / ms
-        return {"scene": self.scene, "params": self.params, "ms": ms, "pymunk_ms": pymunk_ms, "ratio": ratio}
+        draw_ms = None if self.draw_ms is None else round(self.draw_ms, 4)
+        return {
+            "scene": self.scene,
+            "params": self.params,
+            "ms": ms,
+            "pymunk_ms": pymunk_ms,
+            "ratio": ratio,
+            "draw_ms": draw_ms,
+        }

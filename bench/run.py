@@ -73,7 +73,7 @@ def _problems(names: list[str]) -> list[str]:
 
 def format_table(results: list[SceneResult]) -> str:
     """An aligned text table: scene, params, our ms, pymunk ms, ratio (pymunk ms / ours)."""
-    header = ["scene", "params", "ms", "pymunk ms", "ratio"]
+    header = ["scene", "params", "ms", "pymunk ms", "ratio", "draw ms"]
     rows = [
         [
             result.scene,
@@ -81,6 +81,7 @@ def format_table(results: list[SceneResult]) -> str:
             f"{result.ms:.3f}",
             "-" if result.pymunk_ms is None else f"{result.pymunk_ms:.3f}",
             "-" if result.ratio is None else f"{result.ratio:.2f}x",
+            "-" if result.draw_ms is None else f"{result.draw_ms:.3f}",
         ]
         for result in results
     ]
@@ -93,7 +94,10 @@ def format_table(results: list[SceneResult]) -> str:
         ).rstrip()
         for row in [header, *rows]
     ]
-    note = "ms: median physics time per 1/60 s frame; ratio > 1: faster than pymunk"
+    note = (
+        "ms: median physics time per 1/60 s frame; ratio > 1: faster than pymunk; "
+        "draw ms: CPU time to issue a frame's drawing (on software GL it includes the rasterising)"
+    )
     return "\n".join([*lines, "", note])
 
 

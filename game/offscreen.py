@@ -65,7 +65,7 @@ class Offscreen:
         self.session = session
         left, bottom, right, top = session.sim.settings.bounds
         self.size = (max(1, round(right - left)), max(1, round(top - bottom)))
-        self.window = _window(self.size)
+        self.window = shared_window(self.size)
         self.ctx = self.window.ctx
         self.renderer = WorldRenderer(self.ctx)
         ctx = self.ctx
@@ -131,7 +131,7 @@ class Offscreen:
         return statistics.median(times) * 1e3
 
 
-def _window(size: tuple[int, int]) -> arcade.Window:
+def shared_window(size: tuple[int, int]) -> arcade.Window:
     """Arcade's current window if there is one (its size does not matter here), else a hidden one."""
     import arcade
 

@@ -20,6 +20,7 @@ from systems.builtin import default_schedule
 from systems.cloth import layout_pins
 from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
 from systems.schedule import Schedule
+from systems.warmup import warm_kernels
 
 _LOOK_KEYS = {"pattern", "pattern_size", "texture", "colors"}
 _UNSEEN_TABLES = {"level", "tools", "panel"}
@@ -47,6 +48,7 @@ class Simulation:
         self.world_name = f"weft-{next(self._names)}"
         self.generation = 0
         """Counts rebuilds, so drawing caches keyed by entity know when entities were replaced."""
+        warm_kernels()  # so the first frame's step time is physics, not numba loading
         self._build()
 
     @classmethod

@@ -35,7 +35,8 @@ def test_bench_json_lists_the_contract_keys_with_consistent_figures() -> None:
     results = json.loads(done.stdout)
     assert [r["scene"] for r in results] == ["cloth"]
     (result,) = results
-    assert set(result) == {"scene", "params", "ms", "pymunk_ms", "ratio"}
+    assert set(result) == {"scene", "params", "ms", "pymunk_ms", "ratio", "draw_ms"}
+    assert result["draw_ms"] is None or result["draw_ms"] > 0
     assert result["params"]["threads"] == 7870
     assert result["params"]["frames"] == 5
     assert result["ms"] > 0
@@ -89,14 +90,14 @@ def test_running_every_scene_skips_the_planned_ones(
 def test_table_aligns_columns_and_shows_a_dash_without_pymunk() -> None:
     table = bench_run.format_table(
         [
-            SceneResult("cloth", {"cols": 80}, 1.25, 3.75),
+            SceneResult("cloth", {"cols": 80}, 1.25, 3.75, 2.5),
             SceneResult("skin", {"bones": 12}, 0.5, None),
         ]
     )
 
     header, first, second = table.splitlines()[:3]
-    assert first.split() == ["cloth", "cols=80", "1.250", "3.750", "3.00x"]
-    assert second.split() == ["skin", "bones=12", "0.500", "-", "-"]
+    assert first.split() == ["cloth", "cols=80", "1.250", "3.750", "3.00x", "2.500"]
+    assert second.split() == ["skin", "bones=12", "0.500", "-", "-", "-"]
     assert len(header) == len(first) == len(second)
 
 

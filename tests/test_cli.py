@@ -95,3 +95,10 @@ def test_frames_must_be_positive() -> None:
     result = run_game("run", str(DEFAULT_LEVEL), "--frames", "0")
     assert result.returncode == 2
     assert "expected a number of at least 1" in result.stderr
+
+
+def test_play_without_a_display_says_what_to_do_instead() -> None:
+    result = run_game()  # bare `python -m game`, as the README's play command runs it
+    assert result.returncode == 1
+    assert "play needs a display" in result.stderr and "run" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -10,7 +10,7 @@ import_gui_headless()
 
 import arcade  # noqa: E402
 
-from game.offscreen import _window  # noqa: E402
+from game.offscreen import shared_window  # noqa: E402
 from game.session import Session  # noqa: E402
 from game.simulation import Simulation  # noqa: E402
 from game.window import KEY_NAMES, MAX_CATCH_UP_FRAMES, PlayView, pressed_buttons  # noqa: E402
@@ -19,7 +19,7 @@ from levels import DEFAULT_LEVEL  # noqa: E402
 
 @pytest.fixture
 def view():
-    window = _window((1280, 720))
+    window = shared_window((1280, 720))
     session = Session(Simulation.load(DEFAULT_LEVEL))
     play = PlayView(session)
     window.show_view(play)

@@ -1,0 +1,42 @@
+"""Loading every kernel once, before the first frame is timed.
+
+numba compiles (or loads from its cache) a kernel on its first call: about
+a quarter of a second for the set, which would land in the first frame's
+physics time and make the first cut of a session stutter. Calling each
+kernel once on tiny arrays of the dtypes the systems pass moves that cost
+to start-up.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from systems.kernels.bounds import clamp_to_bounds
+from systems.kernels.distance import relax_distances, relax_rigid_distances
+from systems.kernels.pins import place_pins
+from systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
+from systems.kernels.verlet import integrate
+
+
+@functools.cache
+def warm_kernels() -> None:
+    """Call every kernel once (the first call per process does the work; later calls return at once)."""
+    pos = np.array([[0.0, 0.0], [10.0, 0.0]])
+    prev = pos.copy()
+    inv_mass = np.ones(2)
+    i = np.array([0], dtype=np.uint32)
+    j = np.array([1], dtype=np.uint32)
+    rest = np.array([10.0])
+    alive = np.ones(1, dtype=np.bool_)
+    integrate(pos, prev, inv_mass, 0.0, -1.0, 1.0, 0.0, 0.1, 0.0, 0.99, 1.0 / 60.0)
+    place_pins(pos, prev, np.array([0], dtype=np.int64), pos[:1].copy(), pos[:1].copy(), 0.0, 1.0)
+    relax_rigid_distances(pos, inv_mass, i, j, rest, alive)
+    relax_distances(
+        pos, inv_mass, i, j, rest, np.zeros(1), np.zeros(1), alive, np.zeros(1, dtype=np.uint8), 0.1
+    )
+    clamp_to_bounds(pos, prev, np.ones(2), inv_mass, -100.0, -100.0, 100.0, 100.0, 0.5)
+    tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
+    kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
+    cut_crossing(pos, i, j, alive, 5.0, -1.0, 5.0, 1.0)
