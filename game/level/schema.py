@@ -200,8 +200,9 @@ class ClothTable(Table):
     spacing: float = Field(
         13.0, ge=2.0, le=200.0, description="Rest distance between neighbouring points, px."
     )
+    # the floor keeps wind force × inverse mass far from overflow
     mass: float = Field(
-        1.0, gt=0.0, le=1000.0, description="Mass of each point (wind pushes light cloth further)."
+        1.0, ge=0.001, le=1000.0, description="Mass of each point (wind pushes light cloth further)."
     )
     thickness: float = Field(
         2.0, ge=0.0, le=50.0, description="Thickness, px: points keep half of it from the walls."
