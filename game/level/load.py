@@ -24,7 +24,8 @@ class LoadedLevel:
     source: Path
     raw: dict[str, Any]
     model: Level
-    overridden: set[KeyPath] = field(default_factory=set)
+    overridden: dict[KeyPath, str] = field(default_factory=dict)
+    """Keys changed after reading the file, with where the change came from (for error messages)."""
 
     @property
     def directory(self) -> Path:
@@ -35,10 +36,10 @@ class LoadedLevel:
         """A copy with one key changed, validated; raises ``LevelError`` if the result is invalid."""
         raw = copy.deepcopy(self.raw)
         label = file_label(self.source)
-        problem = set_key(raw, path, value, label)
+        problem = set_key(raw, path, value, label, RUNTIME)
         if problem:
             raise LevelError([problem])
-        return validate(raw, self.source, overridden=self.overridden | {path})
+        return validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
 
 
 def parse_key(text: str) -> KeyPath:
@@ -62,7 +63,13 @@ def parse_override(text: str) -> tuple[KeyPath, Any]:
     return parse_key(key.strip()), parsed
 
 
-def set_key(raw: dict[str, Any], path: KeyPath, value: Any, file: str) -> Problem | None:
+COMMAND_LINE = "set by --set"
+RUNTIME = "set while running"
+
+
+def set_key(
+    raw: dict[str, Any], path: KeyPath, value: Any, file: str, origin: str = COMMAND_LINE
+) -> Problem | None:
     """Write ``value`` at ``path`` in the level data, creating tables on the way; a Problem if impossible."""
     node: Any = raw
     for depth, part in enumerate(path):
@@ -70,13 +77,11 @@ def set_key(raw: dict[str, Any], path: KeyPath, value: Any, file: str) -> Proble
         here = path[: depth + 1]
         if isinstance(part, int):
             if not isinstance(node, list):
-                return Problem(file, here, f"expected a key name, got the index {part}", note="set by --set")
+                return Problem(file, here, f"expected a key name, got the index {part}", note=origin)
             if part >= len(node):
-                return Problem(
-                    file, here, f"expected an index below {len(node)}, got {part}", note="set by --set"
-                )
+                return Problem(file, here, f"expected an index below {len(node)}, got {part}", note=origin)
         elif not isinstance(node, dict):
-            return Problem(file, here, f"expected an index, got the key {part!r}", note="set by --set")
+            return Problem(file, here, f"expected an index, got the key {part!r}", note=origin)
         if last:
             node[part] = value
         else:
@@ -108,18 +113,18 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def validate(
-    raw: dict[str, Any], source: Path, text: str | None = None, overridden: set[KeyPath] = frozenset()
+    raw: dict[str, Any], source: Path, text: str | None = None, overridden: dict[KeyPath, str] | None = None
 ) -> LoadedLevel:
     """Check level data against the schema and the files it names; raise ``LevelError`` with every problem."""
     label = file_label(source)
     try:
         model = Level.model_validate(raw)
     except ValidationError as error:
-        raise LevelError(problems_from_validation(error, label, text, set(overridden))) from None
+        raise LevelError(problems_from_validation(error, label, text, overridden or {})) from None
     problems = _missing_files(model, source.parent, label)
     if problems:
         raise LevelError(problems)
-    return LoadedLevel(source=source, raw=raw, model=model, overridden=set(overridden))
+    return LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
 
 
 def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> LoadedLevel:
@@ -128,7 +133,7 @@ def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) ->
     raw, text = read_toml(source)
     label = file_label(source)
     problems = []
-    overridden: set[KeyPath] = set()
+    overridden: dict[KeyPath, str] = {}
     for override in overrides:
         try:
             key, value = parse_override(override)
@@ -139,7 +144,7 @@ def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) ->
         if problem:
             problems.append(problem)
         else:
-            overridden.add(key)
+            overridden[key] = COMMAND_LINE
     try:
         level = validate(raw, source, text, overridden)
     except LevelError as error:

@@ -84,13 +84,13 @@ def describe(value: Any) -> str:
 
 
 def problems_from_validation(
-    error: ValidationError, file: str, text: str | None = None, overridden: set[KeyPath] = frozenset()
+    error: ValidationError, file: str, text: str | None = None, overridden: dict[KeyPath, str] | None = None
 ) -> list[Problem]:
     """One ``Problem`` per pydantic error, in the order of the file."""
     problems = []
     for detail in error.errors():
         path, message = _explain(detail)
-        note = "set by --set" if any(path[: len(o)] == o for o in overridden) else ""
+        note = next((origin for key, origin in (overridden or {}).items() if path[: len(key)] == key), "")
         line = None if note or text is None else find_line(text, path)
         problems.append(Problem(file, path, message, line, note))
     return sorted(problems, key=lambda p: (p.line is None, p.line or 0))
