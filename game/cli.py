@@ -125,6 +125,7 @@ def _run(args: argparse.Namespace) -> int:
     sim = Simulation(load_level(args.level, args.set))
     script = load_script(args.input) if args.input else []
     session = Session(sim)
+    session.follow(script)
     pictures = None
     if args.screenshot or args.filmstrip:
         from game.offscreen import Offscreen  # an offscreen GL context only when a picture is asked for
@@ -135,13 +136,13 @@ def _run(args: argparse.Namespace) -> int:
         strip = []
         while frames_left > 0:
             chunk = min(args.every, frames_left)
-            session.run(chunk, [e for e in script if session.tick <= e["frame"] < session.tick + chunk])
+            session.run(chunk)
             frames_left -= chunk
             if chunk == args.every:
                 strip.append((f"frame {sim.frame}", pictures.capture()))
         pictures.save_filmstrip(args.filmstrip, strip)
     else:
-        session.run(args.frames, script)
+        session.run(args.frames)
     if pictures and args.screenshot:
         pictures.capture().save(args.screenshot)
     metrics = sim.metrics()

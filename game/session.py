@@ -54,14 +54,21 @@ class Session:
         self.message = ""
         """The last problem an event caused (a rejected value), for the HUD."""
         self._queue: list[dict[str, Any]] = []
+        self._script: deque[dict[str, Any]] = deque()
         self._step_once = False
 
     def queue(self, event: dict[str, Any]) -> None:
         """Schedule an event (without ``frame``) for the start of the next tick."""
         self._queue.append(event)
 
+    def follow(self, script: list[dict[str, Any]]) -> None:
+        """Replay a script: each event is queued at the start of the tick its ``frame`` names."""
+        self._script = deque(sorted(script, key=lambda event: event["frame"]))  # stable: file order kept
+
     def advance(self) -> bool:
         """Run one tick: apply queued events, then step one frame unless paused. True if it stepped."""
+        while self._script and self._script[0]["frame"] <= self.tick:
+            self.queue({k: v for k, v in self._script.popleft().items() if k != "frame"})
         events, self._queue = self._queue, []
         for event in events:
             self.apply(event)
@@ -72,14 +79,11 @@ class Session:
         self.tick += 1
         return stepped
 
-    def run(self, frames: int, script: list[dict[str, Any]] = ()) -> None:
-        """Advance ``frames`` ticks, applying each script event at the start of its frame."""
-        pending = sorted(script, key=lambda event: event["frame"])  # stable: file order within a frame
-        cursor = 0
+    def run(self, frames: int, script: list[dict[str, Any]] | None = None) -> None:
+        """Advance ``frames`` ticks; with a ``script``, follow it from now on."""
+        if script is not None:
+            self.follow(script)
         for _ in range(frames):
-            while cursor < len(pending) and pending[cursor]["frame"] <= self.tick:
-                self.queue({k: v for k, v in pending[cursor].items() if k != "frame"})
-                cursor += 1
             self.advance()
 
     def apply(self, event: dict[str, Any]) -> None:

@@ -55,7 +55,7 @@ def pressed_buttons(mask: int) -> list[str]:
 class PlayView(arcade.View):
     """Plays one session: steps it at 60 Hz, draws it, feeds it the player's input."""
 
-    def __init__(self, session: Session, script: list[dict[str, Any]] = ()) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
         self.renderer = WorldRenderer(self.window.ctx)
@@ -64,7 +64,6 @@ class PlayView(arcade.View):
         self.panel = Panel(session)
         anchor = self.ui.add(UIAnchorLayout())
         anchor.add(self.panel.widget, anchor_x="right", anchor_y="top", align_x=-10, align_y=-10)
-        self._script = sorted(script, key=lambda event: event["frame"])
         self._lag = 0.0
         self._last_draw = time.perf_counter()
 
@@ -78,9 +77,6 @@ class PlayView(arcade.View):
         self._lag = min(self._lag + delta_time, MAX_CATCH_UP_FRAMES * FRAME_DT)
         while self._lag >= FRAME_DT:
             self._lag -= FRAME_DT
-            while self._script and self._script[0]["frame"] <= self.session.tick:
-                event = self._script.pop(0)
-                self.session.queue({k: v for k, v in event.items() if k != "frame"})
             if self.session.advance():
                 self.hud.count_physics(self.session.sim.step_ms[-1])
 
@@ -150,9 +146,10 @@ def open_window(width: int, height: int, title: str) -> arcade.Window:
 def play(level: LoadedLevel, record: str | None = None, script: list[dict[str, Any]] = ()) -> None:
     """Open the window on ``level`` and run until it is closed; then write the recording, if asked."""
     session = Session(Simulation(level))
+    session.follow(list(script))
     left, bottom, right, top = session.sim.settings.bounds
     window = open_window(int(right - left), int(top - bottom), f"Weft · {session.sim.name}")
-    window.show_view(PlayView(session, script))
+    window.show_view(PlayView(session))
     try:
         arcade.run()
     finally:

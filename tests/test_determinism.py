@@ -85,3 +85,24 @@ def test_cli_runs_of_the_same_script_print_the_same_hash(tmp_path: Path) -> None
         assert result.returncode == 0, result.stderr
         hashes.append(json.loads(metrics.read_text())["state_hash"])
     assert hashes[0] == hashes[1]
+
+
+def test_drawing_pictures_never_changes_the_simulation(tmp_path: Path) -> None:
+    script = tmp_path / "input.json"
+    save_script(script, SCRIPT)
+    common = ("run", str(DEFAULT_LEVEL), "--frames", "100", "--input", str(script))
+    plain = run_game(*common, "--metrics", str(tmp_path / "plain.json"))
+    drawn = run_game(
+        *common,
+        "--filmstrip",
+        str(tmp_path / "strip.png"),
+        "--every",
+        "20",
+        "--metrics",
+        str(tmp_path / "drawn.json"),
+    )
+    assert plain.returncode == 0 and drawn.returncode == 0, plain.stderr + drawn.stderr
+    hashes = [
+        json.loads((tmp_path / f"{name}.json").read_text())["state_hash"] for name in ("plain", "drawn")
+    ]
+    assert hashes[0] == hashes[1]
