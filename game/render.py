@@ -64,8 +64,6 @@ class WorldRenderer:
         ]
         self.strokes = StrokeBatch(ctx)
         self.camera = arcade.Camera2D(window=ctx.window)
-        self._trail_head: tuple[int, tuple[float, float, float, float]] | None = None
-        self._trail_moved = 0
 
     def draw(self, session: Session) -> None:
         """Clear to the level's background and draw the world and the tool overlays."""
@@ -122,26 +120,13 @@ class WorldRenderer:
         )
 
     def _trail(self, session: Session) -> npt.NDArray[np.float32]:
-        """The blade's recent segments: a warm glow under a white core, thinning and fading with age.
-
-        A segment's age is its place from the newest (one drag event a tick
-        while the blade moves) plus the ticks since the newest one appeared,
-        so a stroke shortens from its tail while drawn and fades once it stops.
-        """
-        trail = list(session.trail)
-        if not trail:
-            self._trail_head = None
+        """The blade's recent segments: a warm glow under a white core, thinning and fading with age."""
+        if not session.trail:
             return np.zeros((0, SEGMENT_FIELDS), np.float32)
-        head = (len(trail), trail[-1])
-        if head != self._trail_head:
-            self._trail_head = head
-            self._trail_moved = session.tick
-        idle = session.tick - self._trail_moved
-        ends = np.array(trail, dtype=np.float64)
-        age = np.arange(len(trail))[::-1] + idle
-        life = np.clip(1.0 - age / TRAIL_FADE_TICKS, 0.0, 1.0)
+        trail = np.array(session.trail, dtype=np.float64)
+        life = np.clip(1.0 - (session.tick - trail[:, 4]) / TRAIL_FADE_TICKS, 0.0, 1.0)
         visible = life > 0.0
-        ends, life = ends[visible], life[visible]
+        ends, life = trail[visible, :4], life[visible]
         glow = np.column_stack([np.tile(BLADE_GLOW, (len(life), 1)), 170.0 * life])
         core = np.column_stack([np.tile(BLADE, (len(life), 1)), 240.0 * life])
         glow_radius = 3.0 + 6.0 * life

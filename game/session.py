@@ -48,7 +48,8 @@ class Session:
         self.tool = self.tools[sim.level.model.tools.start]
         self.pointer: tuple[float, float] | None = None
         """The cursor while a button is held, px (for drawing the grab line or wind arrow)."""
-        self.trail: deque[tuple[float, float, float, float]] = deque(maxlen=TRAIL_LENGTH)
+        self.trail: deque[tuple[float, float, float, float, int]] = deque(maxlen=TRAIL_LENGTH)
+        """Recent cut segments ``(x0, y0, x1, y1, tick)``, for drawing the blade's fading trail."""
         self.log: list[dict[str, Any]] = []
         """Every event applied, stamped with its tick: a recording."""
         self.message = ""

@@ -40,7 +40,7 @@ def cut_segment(session: Session, x0: float, y0: float, x1: float, y1: float) ->
     """Queue a cut along one mouse movement; the cut system severs what it crosses."""
     session.sim.activate()
     esper.component_for_entity(session.sim.cursor, CutStroke).segments.append((x0, y0, x1, y1))
-    session.trail.append((x0, y0, x1, y1))
+    session.trail.append((x0, y0, x1, y1, session.tick))
 
 
 def grab(session: Session) -> Grab:
