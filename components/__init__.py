@@ -3,25 +3,34 @@
 Nothing here imports arcade, esper systems or the game: components describe, systems act.
 """
 
+from components.circles import REFERENCE_RADIUS, Balls, Broadphase
 from components.cloth import Cloth, ClothLook, PinLayout
 from components.distances import DistanceMode, DistanceStore, ThreadKind
-from components.particles import ParticleStore
+from components.particles import ParticleKind, ParticleStore
 from components.pins import PinStore
-from components.tools import CutStroke, Grab
+from components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Shake
 from components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
 
 __all__ = [
     "FRAME_DT",
+    "REFERENCE_RADIUS",
+    "Balls",
+    "Blasts",
+    "Broadphase",
     "Clock",
     "Cloth",
     "ClothLook",
     "CutStroke",
     "DistanceMode",
     "DistanceStore",
+    "ForceField",
     "Grab",
+    "ParticleKind",
     "ParticleStore",
     "PinLayout",
     "PinStore",
+    "Pour",
+    "Shake",
     "Stores",
     "ThreadKind",
     "Wind",

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 import numpy as np
 import numpy.typing as npt
 
 from components.growth import grow
+
+
+class ParticleKind(IntEnum):
+    """How a particle meets others and the walls.
+
+    ``POINT``: a cloth (or soft-body, ragdoll) point. Points never collide
+    with each other; at a wall they stop and drag along the floor.
+    ``CIRCLE``: a ball. Circles collide with circles and with points (so
+    balls land on cloth), bounce off walls with restitution and slide with
+    Coulomb friction.
+    """
+
+    POINT = 0
+    CIRCLE = 1
 
 
 class ParticleStore:
@@ -21,6 +37,7 @@ class ParticleStore:
         inv_mass: ``(N,)`` float64, 0 for pinned or grabbed particles.
         radius: ``(N,)`` float64, collision radius in px (cloth thickness / 2).
         owner: ``(N,)`` int64, the entity id of the body the particle belongs to.
+        kind: ``(N,)`` uint8, a ``ParticleKind``.
     """
 
     def __init__(self, capacity: int = 1024) -> None:
@@ -30,6 +47,11 @@ class ParticleStore:
         self.inv_mass = np.zeros(capacity)
         self.radius = np.zeros(capacity)
         self.owner = np.zeros(capacity, dtype=np.int64)
+        self.kind = np.zeros(capacity, dtype=np.uint8)
+        self.circles = 0
+        """How many particles are circles (the broadphase is skipped while there are none)."""
+        self.max_radius = 0.0
+        """The largest radius of any particle: the broadphase sizes its cells by it."""
 
     def add(
         self,
@@ -37,18 +59,28 @@ class ParticleStore:
         inv_mass: float | npt.NDArray[np.float64],
         radius: float | npt.NDArray[np.float64],
         owner: int,
+        kind: ParticleKind = ParticleKind.POINT,
+        velocity: npt.NDArray[np.float64] | None = None,
     ) -> range:
-        """Append particles at rest at ``pos`` ``(n, 2)``; return their index range."""
+        """Append particles at ``pos`` ``(n, 2)``; return their index range.
+
+        ``velocity`` ``(n, 2)`` is in px per step (Verlet: ``prev = pos - velocity``); at rest by default.
+        """
         n = len(pos)
         start = self.count
         self._reserve(start + n)
         end = start + n
         self.pos[start:end] = pos
-        self.prev[start:end] = pos
+        self.prev[start:end] = pos if velocity is None else pos - velocity
         self.inv_mass[start:end] = inv_mass
         self.radius[start:end] = radius
         self.owner[start:end] = owner
+        self.kind[start:end] = kind
         self.count = end
+        if kind == ParticleKind.CIRCLE:
+            self.circles += n
+        if n:
+            self.max_radius = max(self.max_radius, float(np.max(self.radius[start:end])))
         return range(start, end)
 
     def _reserve(self, needed: int) -> None:
@@ -57,5 +89,5 @@ class ParticleStore:
             return
         while capacity < needed:
             capacity *= 2
-        for name in ("pos", "prev", "inv_mass", "radius", "owner"):
+        for name in ("pos", "prev", "inv_mass", "radius", "owner", "kind"):
             setattr(self, name, grow(getattr(self, name), capacity))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 NOTHING = -1
 
 
@@ -27,3 +29,51 @@ class CutStroke:
     """Segments ``(x0, y0, x1, y1)`` the cursor swept since the last frame; every thread they cross is cut."""
 
     segments: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+
+@dataclass
+class ForceField:
+    """A radial force around the cursor while a button is held: ``force`` > 0 pushes out, < 0 pulls in.
+
+    ``force`` is per unit mass at the centre, px/s², falling to nothing at ``reach`` px.
+    """
+
+    active: bool = False
+    center: tuple[float, float] = (0.0, 0.0)
+    reach: float = 150.0
+    force: float = 0.0
+
+
+@dataclass
+class Blasts:
+    """Explosions asked for since the last frame: ``(x, y, reach px, impulse px/s at the centre)``."""
+
+    pending: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+
+@dataclass
+class Pour:
+    """A stream of new circles from the cursor while held.
+
+    ``rate`` circles per frame (fractions carry over in ``owed``), radii
+    uniform in ``sizes``; ``rng`` is seeded from the level, so the same
+    input pours the same circles.
+    """
+
+    held: bool = False
+    at: tuple[float, float] = (0.0, 0.0)
+    rate: float = 4.0
+    sizes: tuple[float, float] = (4.0, 8.0)
+    owed: float = 0.0
+    rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+
+
+@dataclass
+class Shake:
+    """While ``held``, the walls swing side to side: ``amplitude`` px at ``frequency`` Hz."""
+
+    held: bool = False
+    amplitude: float = 20.0
+    frequency: float = 5.0
+    phase: float = 0.0
+    """Seconds the walls have been shaking: they start and stop at rest."""

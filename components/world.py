@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from components.circles import Broadphase
 from components.distances import DistanceStore
 from components.particles import ParticleStore
 from components.pins import PinStore
@@ -16,6 +17,12 @@ AUTO_SUBSTEP_SPACING = 12.0
 """Below this particle spacing (px) a frame is split into substeps."""
 
 MAX_AUTO_SUBSTEPS = 6
+
+CIRCLE_SUBSTEPS = 6
+"""Automatic substeps of a level with circles: 1/360 s steps keep fast circles from overshooting."""
+
+REST_SPEED = 30.0
+"""px/s: a circle meeting a wall slower than this does not bounce (resting circles must not hop)."""
 
 
 @dataclass
@@ -56,16 +63,37 @@ class WorldSettings:
     floor_friction: float = 0.5
     wind: Wind = field(default_factory=Wind)
     min_spacing: float = math.inf
+    circles: bool = False
+    """Whether the level can hold circles (it has ball sets or the pour tool)."""
+    restitution: float = 0.6
+    """Share of its normal speed a circle keeps off a wall (a drop rises to restitution² of its height)."""
+    friction: float = 0.0
+    """Coulomb friction of circles against circles and walls (0: a pile flows like water)."""
+    max_circles: int = 6000
+    wall_offset: tuple[float, float] = (0.0, 0.0)
+    """px the walls are displaced from ``bounds`` (the shake tool moves them)."""
+    wall_velocity: tuple[float, float] = (0.0, 0.0)
+    """px/s the walls move at: what they hit is bounced in their frame."""
+
+    @property
+    def walls(self) -> tuple[float, float, float, float]:
+        """Where the walls are now: ``bounds`` moved by ``wall_offset``."""
+        dx, dy = self.wall_offset
+        left, bottom, right, top = self.bounds
+        return (left + dx, bottom + dy, right + dx, top + dy)
 
     def resolved_substeps(self) -> int:
         """Substeps per frame: the set value, or automatic from the finest particle spacing.
 
-        Automatic: one substep at spacings of 12 px and above, else
-        ``ceil(12 / spacing)`` up to 6: a fine sheet falls further than its
-        spacing in one 1/60 s step and its relaxation would lag behind.
+        Automatic: 6 when the level has circles; otherwise one substep at
+        spacings of 12 px and above, else ``ceil(12 / spacing)`` up to 6: a
+        fine sheet falls further than its spacing in one 1/60 s step and its
+        relaxation would lag behind.
         """
         if self.substeps > 0:
             return self.substeps
+        if self.circles:
+            return CIRCLE_SUBSTEPS
         if self.min_spacing >= AUTO_SUBSTEP_SPACING:
             return 1
         return min(MAX_AUTO_SUBSTEPS, math.ceil(AUTO_SUBSTEP_SPACING / self.min_spacing))
@@ -85,3 +113,4 @@ class Stores:
     particles: ParticleStore = field(default_factory=ParticleStore)
     distances: DistanceStore = field(default_factory=DistanceStore)
     pins: PinStore = field(default_factory=PinStore)
+    broadphase: Broadphase = field(default_factory=Broadphase)

@@ -12,7 +12,7 @@ from typing import Any
 
 from game.level.problems import LevelError
 from game.simulation import Simulation
-from game.tools import TOOLS, Tool, cut_segment
+from game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
 
 KEYS = {
     "SPACE": "pause or resume",
@@ -22,6 +22,7 @@ KEYS = {
     "D": "debug view: threads coloured by strain, pins",
     "H": "this help",
     "P": "tuning panel",
+    "LEFT RIGHT": "tilt gravity (levels with the tilt tool)",
     "ESCAPE": "quit",
 }
 """Every key the session or the window answers, with what it does (the help overlay lists these)."""
@@ -147,6 +148,8 @@ class Session:
             self.show_help = not self.show_help
         elif key == "P":
             self.show_panel = not self.show_panel
+        elif key in ("LEFT", "RIGHT") and "tilt" in self.tools:
+            tilt(self, TILT_STEP_DEG if key == "RIGHT" else -TILT_STEP_DEG)
         else:
             for tool in self.tools.values():
                 if key == f"KEY_{tool.hotkey}" or key == tool.hotkey:

@@ -12,8 +12,8 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import Cloth, Stores, WorldSettings
-from game.level.build import build_world, cloth_look, cloths, pin_layout, world_settings
+from components import Balls, Cloth, Stores, WorldSettings
+from game.level.build import build_world, cloth_look, cloths, has_circles, pin_layout, world_settings
 from game.level.load import LoadedLevel, load_level, parse_key
 from systems import world
 from systems.builtin import default_schedule
@@ -23,7 +23,8 @@ from systems.schedule import Schedule
 from systems.warmup import warm_kernels
 
 _LOOK_KEYS = {"pattern", "pattern_size", "texture", "colors"}
-_UNSEEN_TABLES = {"level", "tools", "panel"}
+_UNSEEN_TABLES = {"level", "tools", "panel", "view"}
+"""Tables the physics never reads (tools read their strength when used; drawing reads the view)."""
 
 
 class Simulation:
@@ -109,12 +110,15 @@ class Simulation:
         """
         path = parse_key(key) if isinstance(key, str) else tuple(key)
         self.level = self.level.with_value(path, value)
-        if path[0] in _UNSEEN_TABLES:
-            return False
         self.activate()
+        if path[0] in _UNSEEN_TABLES:
+            self.settings.circles = has_circles(self.level.model)  # the pour tool may have come or gone
+            return False
         if path[0] == "world":
-            fresh = world_settings(self.level.model.world, self.settings.min_spacing)
-            vars(self.settings).update(vars(fresh))
+            settings = self.settings
+            fresh = world_settings(self.level.model.world, settings.min_spacing, settings.circles)
+            fresh.wall_offset, fresh.wall_velocity = settings.wall_offset, settings.wall_velocity
+            vars(settings).update(vars(fresh))
             return False
         if path[0] == "cloth" and len(path) >= 3 and isinstance(path[1], int):
             entity, cloth = cloths()[path[1]]
@@ -161,22 +165,33 @@ class Simulation:
         """The level's title."""
         return self.level.model.level.name
 
-    def body(self, name: str) -> tuple[int, Cloth]:
-        """The entity and component of the body called ``name``."""
+    def bodies(self) -> list[tuple[int, Cloth | Balls]]:
+        """Every named body (sheets, then ball sets), each in creation order."""
         self.activate()
-        for entity, cloth in cloths():
-            if cloth.name == name:
-                return entity, cloth
-        known = [cloth.name for _, cloth in cloths()]
+        return [*cloths(), *sorted(esper.get_component(Balls), key=lambda item: item[0])]
+
+    def body(self, name: str) -> tuple[int, Cloth | Balls]:
+        """The entity and component of the body called ``name``."""
+        for entity, body in self.bodies():
+            if body.name == name:
+                return entity, body
+        known = [body.name for _, body in self.bodies()]
         raise KeyError(f"no body named {name!r}; the level has {known}")
+
+    def indices(self, name: str) -> npt.NDArray[np.int64]:
+        """The particle indices of the body called ``name``, ascending."""
+        entity, body = self.body(name)
+        if isinstance(body, Cloth):
+            return np.arange(body.particles.start, body.particles.stop)
+        particles = self.stores.particles
+        return np.flatnonzero(particles.owner[: particles.count] == entity)
 
     def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
         """A copy of the positions ``(n, 2)`` of one body's particles, or of every particle."""
         particles = self.stores.particles
         if name is None:
             return particles.pos[: particles.count].copy()
-        _, cloth = self.body(name)
-        return particles.pos[cloth.particles.start : cloth.particles.stop].copy()
+        return particles.pos[self.indices(name)]
 
     def metrics(self) -> dict[str, Any]:
         """The metrics of the run so far, as ARCHITECTURE.md's metrics contract describes."""
@@ -199,21 +214,26 @@ class Simulation:
                 "median": round(float(np.median(steps)), 4),
                 "p95": round(float(np.percentile(steps, 95)), 4),
             },
-            # no circles or boxes exist yet, so nothing can overlap
-            "max_penetration": 0.0,
+            "max_penetration": self._metrics.max_penetration(),
             "max_stretch": max_stretch(stores),
             "settled_frame": self._metrics.settled_frame(),
             "state_hash": state_hash(stores),
         }
 
     def state(self) -> dict[str, Any]:
-        """Every named body with its particles' positions, px."""
-        self.activate()
-        particles = world.stores().particles
-        bodies = {}
-        for _, cloth in cloths():
-            pos = particles.pos[cloth.particles.start : cloth.particles.stop]
-            bodies[cloth.name] = {"kind": "cloth", "positions": pos.tolist()}
+        """Every named body with its particles' positions, px (and radii for circles)."""
+        particles = self.stores.particles
+        bodies: dict[str, Any] = {}
+        for _, body in self.bodies():
+            index = self.indices(body.name)
+            if isinstance(body, Cloth):
+                bodies[body.name] = {"kind": "cloth", "positions": particles.pos[index].tolist()}
+            else:
+                bodies[body.name] = {
+                    "kind": "balls",
+                    "positions": particles.pos[index].tolist(),
+                    "radii": particles.radius[index].tolist(),
+                }
         return {"level": self.name, "frame": self.frame, "bodies": bodies}
 
     def state_hash(self) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import esper
 
-from components import CutStroke, Grab
+from components import Blasts, CutStroke, ForceField, Grab, Pour, Shake
 
 if TYPE_CHECKING:
     from game.session import Session
@@ -17,6 +17,26 @@ WIND_STRENGTH_PER_PX = 6.0
 """px/s² of wind per px of the arrow drawn with the wind tool."""
 
 MAX_WIND_STRENGTH = 5000.0
+
+MAX_FIELD_FORCE = 15000.0
+"""px/s² per unit mass at the centre of attract and repel at full strength."""
+
+MAX_BLAST = 6000.0
+"""px/s given to a unit mass at the centre of an explosion at full strength (fast enough to need sweeping)."""
+
+MAX_SWING = 40.0
+"""px the walls swing at full shaking strength."""
+
+SHAKE_FREQUENCY = 5.0
+"""Hz of the shaking walls."""
+
+TILT_STEP_DEG = 5.0
+"""Degrees one arrow key press tilts gravity by."""
+
+MAX_TILT_DEG = 60.0
+
+TILT_DEG_PER_PX = 0.25
+"""Degrees of tilt per px dragged sideways with the tilt tool."""
 
 
 class Tool:
@@ -43,10 +63,30 @@ def cut_segment(session: Session, x0: float, y0: float, x1: float, y1: float) ->
     session.trail.append((x0, y0, x1, y1, session.tick))
 
 
+def cursor(session: Session, component: type):
+    """One of the tools' components, on the simulation's cursor entity."""
+    session.sim.activate()
+    return esper.component_for_entity(session.sim.cursor, component)
+
+
 def grab(session: Session) -> Grab:
     """The ``Grab`` component the drag tool drives."""
-    session.sim.activate()
-    return esper.component_for_entity(session.sim.cursor, Grab)
+    return cursor(session, Grab)
+
+
+def tilt(session: Session, degrees: float) -> None:
+    """Turn gravity by ``degrees`` (positive: towards +x), keeping its strength, within ±60° of down."""
+    gx, gy = session.sim.level.model.world.gravity
+    strength = math.hypot(gx, gy)
+    if strength == 0.0:
+        return
+    angle = math.degrees(math.atan2(gx, -gy)) + degrees
+    angle = max(-MAX_TILT_DEG, min(MAX_TILT_DEG, angle))
+    turned = [
+        round(strength * math.sin(math.radians(angle)), 6),
+        round(-strength * math.cos(math.radians(angle)), 6),
+    ]
+    session.sim.set("world.gravity", turned)
 
 
 class DragTool(Tool):
@@ -106,4 +146,115 @@ class WindTool(Tool):
         session.sim.set("world.wind.enabled", True)
 
 
-TOOLS: dict[str, type[Tool]] = {tool.name: tool for tool in (DragTool, CutTool, WindTool)}
+class PourTool(Tool):
+    """Hold the left button to stream circles from the cursor, sizes in the level's range."""
+
+    name = "pour"
+    hotkey = "4"
+    summary = "hold the left button: a stream of circles"
+
+    def press(self, session: Session, x: float, y: float) -> None:
+        tools = session.sim.level.model.tools
+        pour = cursor(session, Pour)
+        pour.held, pour.at = True, (x, y)
+        pour.rate, pour.sizes = tools.pour_rate, (tools.sizes[0], tools.sizes[1])
+
+    def drag(self, session: Session, x: float, y: float, dx: float, dy: float) -> None:
+        cursor(session, Pour).at = (x, y)
+
+    def release(self, session: Session, x: float, y: float) -> None:
+        cursor(session, Pour).held = False
+
+
+class FieldTool(Tool):
+    """Hold the left button: a radial force around the cursor (``sign`` +1 pushes, -1 pulls)."""
+
+    sign: ClassVar[float]
+
+    def press(self, session: Session, x: float, y: float) -> None:
+        tools = session.sim.level.model.tools
+        field = cursor(session, ForceField)
+        field.active, field.center = True, (x, y)
+        field.reach, field.force = tools.radius, self.sign * tools.strength * MAX_FIELD_FORCE
+
+    def drag(self, session: Session, x: float, y: float, dx: float, dy: float) -> None:
+        cursor(session, ForceField).center = (x, y)
+
+    def release(self, session: Session, x: float, y: float) -> None:
+        cursor(session, ForceField).active = False
+
+
+class AttractTool(FieldTool):
+    """Hold to pull everything around the cursor towards it."""
+
+    name = "attract"
+    hotkey = "5"
+    summary = "hold the left button: pulls things towards the cursor"
+    sign = -1.0
+
+
+class RepelTool(FieldTool):
+    """Hold to push everything around the cursor away."""
+
+    name = "repel"
+    hotkey = "6"
+    summary = "hold the left button: pushes things away from the cursor"
+    sign = 1.0
+
+
+class ExplodeTool(Tool):
+    """A click blows everything around it outward (strength and reach from the panel)."""
+
+    name = "explode"
+    hotkey = "7"
+    summary = "click: an explosion blows everything around it outward"
+
+    def press(self, session: Session, x: float, y: float) -> None:
+        tools = session.sim.level.model.tools
+        cursor(session, Blasts).pending.append((x, y, tools.radius, tools.strength * MAX_BLAST))
+
+
+class ShakeTool(Tool):
+    """Hold the left button: the container's walls swing side to side."""
+
+    name = "shake"
+    hotkey = "8"
+    summary = "hold the left button: the walls swing side to side"
+
+    def press(self, session: Session, x: float, y: float) -> None:
+        shake = cursor(session, Shake)
+        shake.held = True
+        shake.amplitude = session.sim.level.model.tools.strength * MAX_SWING
+        shake.frequency = SHAKE_FREQUENCY
+
+    def release(self, session: Session, x: float, y: float) -> None:
+        cursor(session, Shake).held = False
+
+
+class TiltTool(Tool):
+    """Drag sideways (or press the arrow keys) to tilt gravity."""
+
+    name = "tilt"
+    hotkey = "9"
+    summary = "drag sideways, or LEFT / RIGHT: tilts gravity"
+
+    def drag(self, session: Session, x: float, y: float, dx: float, dy: float) -> None:
+        if dx:
+            tilt(session, dx * TILT_DEG_PER_PX)
+
+
+TOOLS: dict[str, type[Tool]] = {
+    tool.name: tool
+    for tool in (
+        DragTool,
+        CutTool,
+        WindTool,
+        PourTool,
+        AttractTool,
+        RepelTool,
+        ExplodeTool,
+        ShakeTool,
+        TiltTool,
+    )
+}
+"""Every tool by name, in hotkey order."""

@@ -1,14 +1,15 @@
-"""The level's rectangle: walls, ceiling and a floor with friction."""
+"""The level's walls: points stop and drag on the floor, circles bounce and slide."""
 
 from __future__ import annotations
 
+from components.world import REST_SPEED
 from systems import world
 from systems.kernels.bounds import clamp_to_bounds
 from systems.schedule import Stage, Step, System
 
 
 class BoundsSystem(System):
-    """Puts particles that left the level's rectangle back on its edge."""
+    """Puts particles that left the walls' rectangle back inside it."""
 
     name = "bounds"
     stage = Stage.ITERATION
@@ -18,15 +19,21 @@ class BoundsSystem(System):
         settings = world.settings()
         particles = world.stores().particles
         n = particles.count
-        left, bottom, right, top = settings.bounds
+        left, bottom, right, top = settings.walls
         clamp_to_bounds(
             particles.pos[:n],
             particles.prev[:n],
             particles.radius[:n],
             particles.inv_mass[:n],
+            particles.kind[:n],
             left,
             bottom,
             right,
             top,
             settings.floor_friction,
+            settings.restitution,
+            settings.friction,
+            REST_SPEED * step.dt,
+            settings.wall_velocity[0] * step.dt,
+            settings.wall_velocity[1] * step.dt,
         )

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from systems.balls import PourSystem
 from systems.bounds import BoundsSystem
+from systems.broadphase import BroadphaseSystem
+from systems.collide import CollisionSystem
 from systems.cut import CutSystem
+from systems.fields import BlastSystem, FieldSystem
 from systems.grab import GrabSystem
 from systems.integrate import IntegrateSystem
 from systems.metrics import MetricsSystem
 from systems.pins import PinSystem
 from systems.relax import DistanceSystem
 from systems.schedule import Schedule, System
+from systems.shake import ShakeSystem
+from systems.sweep import SweepSystem
 from systems.tear import TearSystem
 
 
@@ -18,9 +24,16 @@ def builtin_systems() -> list[System]:
     return [
         GrabSystem(),
         CutSystem(),
+        BlastSystem(),
+        PourSystem(),
+        ShakeSystem(),
         IntegrateSystem(),
         PinSystem(),
+        FieldSystem(),
+        BroadphaseSystem(),
+        SweepSystem(),
         DistanceSystem(),
+        CollisionSystem(),
         BoundsSystem(),
         TearSystem(),
         MetricsSystem(),

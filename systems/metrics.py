@@ -8,12 +8,16 @@ import math
 import esper
 import numpy as np
 
-from components import Cloth, Stores
+from components import Balls, Cloth, Stores
 from systems import world
+from systems.kernels.measure import deepest_overlap, longest_move
 from systems.schedule import Stage, Step, System
 
 SETTLE_DISTANCE = 0.01
 """px per frame: below this everywhere, the world counts as settled."""
+
+PENETRATION_WINDOW = 60
+"""Frames over which ``max_penetration`` is taken: the last second."""
 
 
 def max_stretch(stores: Stores) -> float:
@@ -37,7 +41,7 @@ def state_hash(stores: Stores) -> str:
 
 
 class MetricsSystem(System):
-    """Records, each frame, the largest distance any particle moved.
+    """Records, each frame, the largest distance any particle moved and the deepest overlap.
 
     ``begin`` must be called once the world is built, to take the first snapshot.
     """
@@ -49,24 +53,40 @@ class MetricsSystem(System):
         self._last = np.zeros((0, 2))
         self.moves: list[float] = []
         """Largest per-particle displacement of each frame, px."""
+        self.overlaps: list[float] = []
+        """Deepest overlap between two particles at the end of each frame, px."""
 
     def begin(self, stores: Stores) -> None:
         """Snapshot the positions the first frame will be compared with."""
         self._last = stores.particles.pos[: stores.particles.count].copy()
         self.moves.clear()
+        self.overlaps.clear()
 
     def process(self, step: Step) -> None:
-        particles = world.stores().particles
+        stores = world.stores()
+        particles = stores.particles
         pos = particles.pos[: particles.count]
-        shared = min(len(pos), len(self._last))
-        move = 0.0
-        if shared:
-            delta = pos[:shared] - self._last[:shared]
-            move = float(np.sqrt(np.einsum("ij,ij->i", delta, delta).max()))
+        pairs = stores.broadphase.pair_count
+        self.overlaps.append(
+            deepest_overlap(
+                particles.pos,
+                particles.radius,
+                stores.broadphase.pair_i[:pairs],
+                stores.broadphase.pair_j[:pairs],
+            )
+        )
+        move = longest_move(pos, self._last)
         if len(pos) != len(self._last):
             move = math.inf  # particles appeared or vanished: the world is not settled
         self.moves.append(move)
-        self._last = pos.copy()
+        if len(self._last) == len(pos):
+            self._last[:] = pos
+        else:
+            self._last = pos.copy()
+
+    def max_penetration(self) -> float:
+        """The deepest overlap of the last second, px."""
+        return max(self.overlaps[-PENETRATION_WINDOW:], default=0.0)
 
     def settled_frame(self) -> int | None:
         """First frame after which nothing moved more than ``SETTLE_DISTANCE``; None if the last one moved."""
@@ -77,7 +97,7 @@ class MetricsSystem(System):
         return last if last < len(self.moves) else None
 
 
-BODY_TYPES = (Cloth,)
+BODY_TYPES = (Cloth, Balls)
 """Component types that make an entity a body, for ``counts.bodies``."""
 
 

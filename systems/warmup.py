@@ -14,8 +14,13 @@ import functools
 import numpy as np
 
 from systems.kernels.bounds import clamp_to_bounds
+from systems.kernels.collide import collide_pairs
 from systems.kernels.distance import relax_distances, relax_rigid_distances
+from systems.kernels.fields import blast, push_radially
+from systems.kernels.grid import bin_particles, find_pairs
+from systems.kernels.measure import deepest_overlap, longest_move
 from systems.kernels.pins import place_pins
+from systems.kernels.sweep import sweep_fast_circles
 from systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
 from systems.kernels.verlet import integrate
 
@@ -36,7 +41,40 @@ def warm_kernels() -> None:
     relax_distances(
         pos, inv_mass, i, j, rest, np.zeros(1), np.zeros(1), alive, np.zeros(1, dtype=np.uint8), 0.1
     )
-    clamp_to_bounds(pos, prev, np.ones(2), inv_mass, -100.0, -100.0, 100.0, 100.0, 0.5)
+    kind = np.array([0, 1], dtype=np.uint8)
+    radius = np.ones(2)
+    clamp_to_bounds(
+        pos, prev, radius, inv_mass, kind, -100.0, -100.0, 100.0, 100.0, 0.5, 0.5, 0.1, 0.1, 0.0, 0.0
+    )
     tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
     kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
     cut_crossing(pos, i, j, alive, 5.0, -1.0, 5.0, 1.0)
+    cell_of = np.zeros(2, dtype=np.int64)
+    cell_start = np.zeros(5, dtype=np.uint32)
+    order = np.zeros(2, dtype=np.uint32)
+    bin_particles(pos, np.ones(2, dtype=np.bool_), -100.0, -100.0, 100.0, 2, 2, cell_of, cell_start, order)
+    pair_i = np.zeros(4, dtype=np.uint32)
+    pair_j = np.zeros(4, dtype=np.uint32)
+    find_pairs(
+        pos,
+        radius,
+        kind,
+        2,
+        2,
+        cell_start,
+        order,
+        0.5,
+        pair_i.copy(),
+        pair_j.copy(),
+        np.zeros(4, np.uint8),
+        pair_i,
+        pair_j,
+    )
+    sweep_fast_circles(
+        pos, prev, inv_mass, radius, kind, cell_of, -100.0, -100.0, 100.0, 2, 2, cell_start, order, 2.0
+    )
+    collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)
+    deepest_overlap(pos, radius, pair_i[:1], pair_j[:1])
+    longest_move(pos, prev)
+    push_radially(pos, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
+    blast(pos, prev, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,11 +114,63 @@ def test_orphans_die_with_any_parent() -> None:
     assert alive.tolist() == [True, False, False, True]
 
 
-def test_bounds_put_particles_back_and_floor_friction_halves_sliding() -> None:
+def test_bounds_put_points_back_and_floor_friction_halves_sliding() -> None:
     pos = np.array([[-5.0, 50.0], [50.0, -3.0], [50.0, 50.0]])
     prev = np.array([[-5.0, 50.0], [40.0, -3.0], [50.0, 50.0]])
+    points = np.zeros(3, np.uint8)
     clamp_to_bounds(
-        pos, prev, np.array([1.0, 1.0, 1.0]), np.array([1.0, 1.0, 0.0]), 0.0, 0.0, 100.0, 100.0, 0.5
+        pos,
+        prev,
+        np.ones(3),
+        np.array([1.0, 1.0, 0.0]),
+        points,
+        0.0,
+        0.0,
+        100.0,
+        100.0,
+        0.5,
+        0.6,
+        0.0,
+        0.1,
+        0.0,
+        0.0,
     )
     np.testing.assert_allclose(pos, [[1.0, 50.0], [50.0, 1.0], [50.0, 50.0]])
     assert prev[1, 0] == 45.0  # horizontal speed 10 -> 5 px per step
+
+
+def test_a_circle_bounces_off_the_floor_with_the_restitution_and_its_overshoot_mirrored() -> None:
+    # falling 4 px a step, 2 px into the floor (whose edge, inset by the radius, is y = 1)
+    pos = np.array([[50.0, -1.0]])
+    prev = np.array([[50.0, 3.0]])
+    circle = np.ones(1, np.uint8)
+    clamp_to_bounds(
+        pos, prev, np.ones(1), np.ones(1), circle, 0.0, 0.0, 100.0, 100.0, 0.5, 0.6, 0.0, 0.1, 0.0, 0.0
+    )
+    np.testing.assert_allclose(pos, [[50.0, 1.0 + 0.6 * 2.0]])
+    np.testing.assert_allclose(pos - prev, [[0.0, 0.6 * 4.0]])  # up at 60% of the speed
+
+
+def test_a_slow_circle_rests_on_the_floor_and_friction_slows_its_slide() -> None:
+    pos = np.array([[50.0, 0.99]])
+    prev = np.array([[49.0, 1.0]])  # sliding 1 px a step, sinking 0.01 (below the rest speed)
+    circle = np.ones(1, np.uint8)
+    clamp_to_bounds(
+        pos, prev, np.ones(1), np.ones(1), circle, 0.0, 0.0, 100.0, 100.0, 0.5, 0.6, 10.0, 0.1, 0.0, 0.0
+    )
+    assert pos[0, 1] == 1.0 and prev[0, 1] == 1.0  # no hop
+    assert (pos - prev)[0, 0] == pytest.approx(
+        1.0 - 10.0 * 0.01
+    )  # Coulomb: μ times the normal velocity change
+
+
+def test_a_moving_wall_throws_what_it_hits() -> None:
+    # a circle at rest touching the left wall, which moves right at 3 px a step
+    pos = np.array([[0.5, 50.0]])
+    prev = pos.copy()
+    circle = np.ones(1, np.uint8)
+    clamp_to_bounds(
+        pos, prev, np.ones(1), np.ones(1), circle, 0.0, 0.0, 100.0, 100.0, 0.5, 0.0, 0.0, 0.1, 3.0, 0.0
+    )
+    assert pos[0, 0] == 1.0
+    assert (pos - prev)[0, 0] == 3.0  # it leaves with the wall's velocity (restitution 0)

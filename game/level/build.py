@@ -5,15 +5,32 @@ from __future__ import annotations
 import math
 
 import esper
+import numpy as np
 
-from components import Clock, Cloth, ClothLook, CutStroke, Grab, PinLayout, Stores, Wind, WorldSettings
+from components import (
+    Balls,
+    Blasts,
+    Clock,
+    Cloth,
+    ClothLook,
+    CutStroke,
+    ForceField,
+    Grab,
+    PinLayout,
+    Pour,
+    Shake,
+    Stores,
+    Wind,
+    WorldSettings,
+)
 from game.level.load import LoadedLevel
-from game.level.schema import ClothTable, WorldTable, rgba
+from game.level.schema import BallsTable, ClothTable, Level, WorldTable, rgba
+from systems.balls import add_circles, packed_centers
 from systems.cloth import build_cloth
 
 
-def world_settings(table: WorldTable, min_spacing: float) -> WorldSettings:
-    """The ``WorldSettings`` a ``[world]`` table describes."""
+def world_settings(table: WorldTable, min_spacing: float, circles: bool) -> WorldSettings:
+    """The ``WorldSettings`` a ``[world]`` table describes (``circles``: the level can hold circles)."""
     return WorldSettings(
         gravity=(table.gravity[0], table.gravity[1]),
         damping=table.damping,
@@ -28,7 +45,16 @@ def world_settings(table: WorldTable, min_spacing: float) -> WorldSettings:
             gust=table.wind.gust,
         ),
         min_spacing=min_spacing,
+        circles=circles,
+        restitution=table.restitution,
+        friction=table.friction,
+        max_circles=table.max_circles,
     )
+
+
+def has_circles(model: Level) -> bool:
+    """Whether the level can ever hold circles: it has ball sets, or a tool that pours them."""
+    return bool(model.balls) or "pour" in model.tools.available
 
 
 def pin_layout(table: ClothTable) -> PinLayout:
@@ -53,7 +79,7 @@ def build_world(level: LoadedLevel) -> int:
     model = level.model
     stores = Stores()
     spacings = [cloth.spacing for cloth in model.cloth]
-    settings = world_settings(model.world, min(spacings, default=math.inf))
+    settings = world_settings(model.world, min(spacings, default=math.inf), has_circles(model))
     esper.create_entity(settings, Clock(), stores)
     for table in model.cloth:
         entity = esper.create_entity()
@@ -75,7 +101,26 @@ def build_world(level: LoadedLevel) -> int:
             look=cloth_look(table, level),
         )
         esper.add_component(entity, cloth)
-    return esper.create_entity(Grab(), CutStroke())
+    for table in model.balls:
+        build_balls(stores, esper.create_entity(Balls(name=table.name)), table)
+    tools = model.tools
+    return esper.create_entity(
+        Grab(),
+        CutStroke(),
+        ForceField(),
+        Blasts(),
+        Pour(rng=np.random.default_rng(tools.seed)),
+        Shake(),
+    )
+
+
+def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:
+    """Add a ``[[balls]]`` set's circles, packed into its region, sizes drawn from its seed."""
+    rng = np.random.default_rng(table.seed)
+    low, high = table.radius
+    radii = rng.uniform(low, high, table.count)
+    region = (table.region[0], table.region[1], table.region[2], table.region[3])
+    add_circles(stores, entity, packed_centers(table.count, high, region, rng), radii)
 
 
 def cloths() -> list[tuple[int, Cloth]]:

@@ -25,8 +25,10 @@ TABLES = (
     ("[world.wind]", ("world", "wind")),
     ("[[cloth]]", ("cloth",)),
     ("pins (in a cloth)", ("cloth", "pins")),
+    ("[[balls]]", ("balls",)),
     ("[tools]", ("tools",)),
     ("[panel]", ("panel",)),
+    ("[view]", ("view",)),
 )
 """The tables of a level in reading order, with their path through the schema."""
 

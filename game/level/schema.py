@@ -19,21 +19,32 @@ PATTERNS = ("gingham", "stripes", "checker", "plaid")
 
 PIN_LAYOUTS = ("every", "ends", "top", "list", "none")
 
-TOOLS = ("drag", "cut", "wind")
+TOOLS = ("drag", "cut", "wind", "pour", "attract", "repel", "explode", "shake", "tilt")
+"""Every input tool, in hotkey order (1 to 9)."""
 
 TUNABLES = (
     "gravity",
+    "tilt",
     "wind",
     "wind_direction",
     "tear_ratio",
     "iterations",
+    "substeps",
     "compliance",
     "pins",
     "shear",
     "bend",
     "pattern",
+    "restitution",
+    "friction",
+    "strength",
+    "radius",
+    "sizes",
+    "color_by",
 )
 """Controls the panel can show, in the order it shows them."""
+
+COLOR_MODES = ("size", "speed")
 
 
 class Table(BaseModel):
@@ -163,6 +174,21 @@ class WorldTable(Table):
         description="Share of horizontal velocity a particle on the floor loses each substep.",
     )
     background: Color = Field("#1b1f2a", description='Window background colour, "#rrggbb" or [r, g, b].')
+    restitution: float = Field(
+        0.6,
+        ge=0.0,
+        le=1.0,
+        description="Share of its speed a circle keeps off a wall; a drop rises to e² of its height.",
+    )
+    friction: float = Field(
+        0.0,
+        ge=0.0,
+        le=2.0,
+        description="Coulomb friction of circles on circles and on walls: 0 flows like water, 0.5 piles up.",
+    )
+    max_circles: int = Field(
+        6000, ge=0, le=50000, description="Most circles the level may hold (pouring stops there)."
+    )
     wind: WindTable = Field(default_factory=WindTable, description="See [world.wind].")
 
     @field_validator("bounds")
@@ -257,26 +283,99 @@ class ClothTable(Table):
         return self
 
 
-class ToolsTable(Table):
-    """Which input tools the level offers."""
+Range = Annotated[list[Annotated[float, Field(ge=0.5, le=100.0)]], Field(min_length=2, max_length=2)]
+Rectangle = Annotated[list[float], Field(min_length=4, max_length=4)]
 
-    available: list[Literal["drag", "cut", "wind"]] = Field(
-        ["drag", "cut", "wind"], min_length=1, description="Tools the player can pick (drag, cut, wind)."
+
+class BallsTable(Table):
+    """A set of circles, packed into a rectangle at the start."""
+
+    name: str = Field("balls", description="Name of the set in state files.")
+    count: int = Field(1000, ge=0, le=50000, description="How many circles.")
+    radius: Range = Field(
+        [4.0, 7.0], description="Smallest and largest radius [min, max], px; uniform between."
     )
-    start: Literal["drag", "cut", "wind"] = Field("drag", description="Tool selected when the level starts.")
+    region: Rectangle = Field(
+        [40.0, 40.0, 1240.0, 680.0],
+        description="Rectangle [left, bottom, right, top], px, filled row by row from the bottom.",
+    )
+    seed: int = Field(
+        1, ge=0, description="Seed of the sizes and of the small jitter of the starting lattice."
+    )
+
+    @model_validator(mode="after")
+    def _fits(self) -> BallsTable:
+        low, high = self.radius
+        if low > high:
+            raise AtKey("radius", f"expected [min, max] with min <= max, got {self.radius}")
+        left, bottom, right, top = self.region
+        if right - left < 2 * high or top - bottom < 2 * high:
+            raise AtKey(
+                "region", f"expected a rectangle at least one circle wide and tall, got {self.region}"
+            )
+        pitch = 2.1 * high
+        room = (int((right - left - 2 * high) // pitch) + 1) * (int((top - bottom - 2 * high) // pitch) + 1)
+        if self.count > room:
+            raise AtKey(
+                "count",
+                f"expected at most {room} circles of radius {high} in region {self.region}, got {self.count}",
+            )
+        return self
+
+
+class ToolsTable(Table):
+    """Which input tools the level offers, and how strong they are."""
+
+    available: list[Literal[TOOLS]] = Field(
+        ["drag", "cut", "wind"],
+        min_length=1,
+        description="Tools the player can pick: " + ", ".join(TOOLS) + ".",
+    )
+    start: Literal[TOOLS] = Field("drag", description="Tool selected when the level starts.")
+    strength: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="How hard attract, repel, explode and shake act, 0 to 1 of their maximum "
+        "(15000 px/s², 6000 px/s, 40 px of swing).",
+    )
+    radius: float = Field(150.0, ge=10.0, le=1000.0, description="Reach of attract, repel and explode, px.")
+    sizes: Range = Field(
+        [4.0, 8.0], description="Smallest and largest radius of poured circles [min, max], px."
+    )
+    pour_rate: float = Field(
+        4.0, gt=0.0, le=50.0, description="Circles poured per frame while the button is held."
+    )
+    seed: int = Field(7, ge=0, description="Seed of the poured circles' sizes and spread.")
 
     @model_validator(mode="after")
     def _start_is_available(self) -> ToolsTable:
         if self.start not in self.available:
             raise AtKey("start", f"expected one of the available tools {self.available}, got {self.start!r}")
+        if self.sizes[0] > self.sizes[1]:
+            raise AtKey("sizes", f"expected [min, max] with min <= max, got {self.sizes}")
         return self
+
+
+class ViewTable(Table):
+    """How the world is drawn."""
+
+    color_by: Literal[COLOR_MODES] = Field(
+        "size", description='Circle colours: "size" (small to large) or "speed" (still to fast).'
+    )
+    palette: list[Color] = Field(
+        ["#3a86ff", "#8ac926", "#ffca3a", "#ff595e"],
+        min_length=2,
+        max_length=8,
+        description="Colour ramp for the circles, from small (or still) to large (or fast).",
+    )
 
 
 class PanelTable(Table):
     """Which controls the tuning panel shows."""
 
-    show: list[
-        Literal[
+    show: list[Literal[TUNABLES]] = Field(
+        [
             "gravity",
             "wind",
             "wind_direction",
@@ -287,9 +386,8 @@ class PanelTable(Table):
             "shear",
             "bend",
             "pattern",
-        ]
-    ] = Field(
-        list(TUNABLES), description="Controls shown in the panel, in order: " + ", ".join(TUNABLES) + "."
+        ],
+        description="Controls shown in the panel, in order; any of: " + ", ".join(TUNABLES) + ".",
     )
     open: bool = Field(True, description="Whether the panel is open when the level starts (P toggles it).")
 
@@ -300,14 +398,28 @@ class Level(Table):
     level: LevelInfo = Field(default_factory=LevelInfo, description="See [level].")
     world: WorldTable = Field(default_factory=WorldTable, description="See [world].")
     cloth: list[ClothTable] = Field([], description="Cloth sheets, each a [[cloth]] table.")
+    balls: list[BallsTable] = Field([], description="Sets of circles, each a [[balls]] table.")
     tools: ToolsTable = Field(default_factory=ToolsTable, description="See [tools].")
     panel: PanelTable = Field(default_factory=PanelTable, description="See [panel].")
+    view: ViewTable = Field(default_factory=ViewTable, description="See [view].")
 
     @model_validator(mode="after")
     def _names_are_unique(self) -> Level:
-        seen: set[str] = set()
-        for k, cloth in enumerate(self.cloth):
-            if cloth.name in seen:
-                raise AtKey(f"cloth.{k}.name", f"expected a name no other body uses, got {cloth.name!r}")
-            seen.add(cloth.name)
+        seen: set[str] = {"poured"}  # the set poured circles join
+        bodies = [("cloth", k, body.name) for k, body in enumerate(self.cloth)]
+        bodies += [("balls", k, body.name) for k, body in enumerate(self.balls)]
+        for table, k, name in bodies:
+            if name in seen:
+                raise AtKey(f"{table}.{k}.name", f"expected a name no other body uses, got {name!r}")
+            seen.add(name)
+        return self
+
+    @model_validator(mode="after")
+    def _circles_fit_the_cap(self) -> Level:
+        total = sum(balls.count for balls in self.balls)
+        if total > self.world.max_circles:
+            raise AtKey(
+                "world.max_circles",
+                f"expected room for the level's {total} circles, got {self.world.max_circles}",
+            )
         return self

@@ -1,10 +1,53 @@
-"""Keeping particles inside the level's rectangle."""
+"""Keeping particles inside the level's rectangle: points stop and drag, circles bounce and slide."""
 
 from __future__ import annotations
+
+import math
 
 import numba
 import numpy as np
 import numpy.typing as npt
+
+CIRCLE = 1  # ParticleKind.CIRCLE
+
+
+@numba.njit(cache=True)
+def _bounce(
+    x: float,
+    v: float,
+    t: float,
+    edge: float,
+    side: float,
+    wall_v: float,
+    restitution: float,
+    friction: float,
+    rest_speed: float,
+) -> tuple[float, float, float]:
+    """One wall contact of a circle along one axis; returns the new (position, normal and tangent velocity).
+
+    ``side`` is +1 for a wall the circle must stay above/right of, -1 for
+    below/left; ``wall_v`` the wall's own velocity along the axis (px per
+    step): the bounce happens in the wall's frame, so a moving wall throws
+    what it hits. The overshoot past the wall is mirrored and scaled by
+    the restitution, so a bounce between two substeps loses exactly what
+    ``e`` says; below ``rest_speed`` nothing bounces (a resting circle must
+    not hop). Coulomb friction: the tangential velocity loses at most
+    ``friction`` times the change of the normal velocity.
+    """
+    depth = (edge - x) * side
+    if depth <= 0.0:
+        return x, v, t
+    inward = -(v - wall_v) * side  # speed into the wall, in its frame
+    e = restitution if inward > rest_speed else 0.0
+    new_v = v
+    if inward > 0.0:
+        new_v = wall_v + e * inward * side
+    x = edge + side * e * depth
+    change = abs(new_v - v)
+    if friction > 0.0 and t != 0.0:
+        slow = min(abs(t), friction * change)
+        t -= math.copysign(slow, t)
+    return x, new_v, t
 
 
 @numba.njit(cache=True)
@@ -13,17 +56,27 @@ def clamp_to_bounds(
     prev: npt.NDArray[np.float64],
     radius: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
     left: float,
     bottom: float,
     right: float,
     top: float,
     floor_friction: float,
+    restitution: float,
+    friction: float,
+    rest_speed: float,
+    wall_vx: float,
+    wall_vy: float,
 ) -> None:
-    """Put every free particle that left the rectangle back on its edge (inset by its radius).
+    """Put every free particle that left the rectangle back inside it (inset by its radius).
 
-    On the floor, the Verlet horizontal velocity ``x - prev_x`` is scaled by
-    ``1 - floor_friction`` by moving ``prev``: friction without a velocity array.
-    Shapes: ``pos``, ``prev`` ``(N, 2)``; ``radius``, ``inv_mass`` ``(N,)``.
+    Points (cloth) stop at the wall; on the floor their horizontal
+    velocity ``x - prev_x`` is scaled by ``1 - floor_friction`` by moving
+    ``prev``: friction without a velocity array. Circles bounce with
+    ``restitution`` and slide with Coulomb ``friction`` (see ``_bounce``);
+    ``rest_speed`` and the walls' velocity ``wall_vx, wall_vy`` are in px
+    per step. Shapes: ``pos``, ``prev`` ``(N, 2)``;
+    the rest ``(N,)``.
     """
     keep = 1.0 - floor_friction
     for k in range(pos.shape[0]):
@@ -32,6 +85,23 @@ def clamp_to_bounds(
         r = radius[k]
         x = pos[k, 0]
         y = pos[k, 1]
+        if kind[k] == CIRCLE:
+            if left + r <= x <= right - r and bottom + r <= y <= top - r:
+                continue
+            vx = x - prev[k, 0]
+            vy = y - prev[k, 1]
+            x, vx, vy = _bounce(x, vx, vy, left + r, 1.0, wall_vx, restitution, friction, rest_speed)
+            x, vx, vy = _bounce(x, vx, vy, right - r, -1.0, wall_vx, restitution, friction, rest_speed)
+            y, vy, vx = _bounce(y, vy, vx, bottom + r, 1.0, wall_vy, restitution, friction, rest_speed)
+            y, vy, vx = _bounce(y, vy, vx, top - r, -1.0, wall_vy, restitution, friction, rest_speed)
+            # a circle wider than the box, or thrown past both walls: keep it inside all the same
+            x = min(max(x, left + r), right - r) if right - left > 2 * r else (left + right) / 2
+            y = min(max(y, bottom + r), top - r) if top - bottom > 2 * r else (bottom + top) / 2
+            pos[k, 0] = x
+            pos[k, 1] = y
+            prev[k, 0] = x - vx
+            prev[k, 1] = y - vy
+            continue
         if x < left + r:
             pos[k, 0] = left + r
         elif x > right - r:

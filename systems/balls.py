@@ -1,0 +1,101 @@
+"""Making circles: a level's ball sets, and the pour tool's stream."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+import numpy as np
+import numpy.typing as npt
+
+from components import REFERENCE_RADIUS, Balls, ParticleKind, Pour, Stores
+from systems import world
+from systems.fields import by_entity
+from systems.schedule import Stage, Step, System
+
+POURED = "poured"
+"""The name of the ball set poured circles join (made on the first pour)."""
+
+
+def circle_inv_mass(radius: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Mass grows with area: a circle of the reference radius (5 px) weighs 1."""
+    return (REFERENCE_RADIUS / radius) ** 2
+
+
+def add_circles(
+    stores: Stores,
+    owner: int,
+    centers: npt.NDArray[np.float64],
+    radii: npt.NDArray[np.float64],
+    velocity: npt.NDArray[np.float64] | None = None,
+) -> range:
+    """Append circles (centres ``(n, 2)``, radii ``(n,)``, Verlet step ``(n, 2)``) owned by ``owner``."""
+    return stores.particles.add(
+        centers, circle_inv_mass(radii), radii, owner, kind=ParticleKind.CIRCLE, velocity=velocity
+    )
+
+
+def packed_centers(
+    count: int, radius_max: float, region: tuple[float, float, float, float], rng: np.random.Generator
+) -> npt.NDArray[np.float64]:
+    """``count`` centres on a square lattice filling ``region`` row by row from the bottom, jittered.
+
+    The lattice pitch is the largest diameter plus a little, so no two
+    circles start overlapping; the jitter (a tenth of a radius) keeps
+    columns from stacking perfectly.
+    """
+    left, bottom, right, _top = region
+    pitch = 2.0 * radius_max * 1.05
+    cols = max(1, int((right - left - 2 * radius_max) // pitch) + 1)
+    k = np.arange(count)
+    x = left + radius_max + (k % cols) * pitch
+    y = bottom + radius_max + (k // cols) * pitch
+    jitter = rng.uniform(-0.1 * radius_max, 0.1 * radius_max, (count, 2))
+    return np.column_stack([x, y]) + jitter
+
+
+def lattice_capacity(radius_max: float, region: tuple[float, float, float, float]) -> int:
+    """How many circles ``packed_centers`` fits in ``region``."""
+    left, bottom, right, top = region
+    pitch = 2.0 * radius_max * 1.05
+    cols = int((right - left - 2 * radius_max) // pitch) + 1
+    rows = int((top - bottom - 2 * radius_max) // pitch) + 1
+    return max(0, cols) * max(0, rows)
+
+
+def poured_set(stores: Stores) -> int:
+    """The entity poured circles belong to, made the first time."""
+    for entity, balls in by_entity(Balls):
+        if balls.name == POURED:
+            return entity
+    return esper.create_entity(Balls(name=POURED))
+
+
+class PourSystem(System):
+    """Streams circles from every held ``Pour``, up to the level's cap."""
+
+    name = "pour"
+    stage = Stage.FRAME_START
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        cap = world.settings().max_circles
+        for _, pour in by_entity(Pour):
+            if not pour.held:
+                pour.owed = 0.0
+                continue
+            pour.owed += pour.rate
+            count = min(int(pour.owed), max(0, cap - stores.particles.circles))
+            pour.owed -= int(pour.owed)
+            if count == 0:
+                continue
+            low, high = pour.sizes
+            radii = pour.rng.uniform(low, high, count)
+            # a loose cluster under the cursor, falling a little, so the stream does not stack in a column
+            spread = pour.rng.uniform(0.0, 2.0 * math.pi, count)
+            offset = pour.rng.uniform(0.0, high * 1.5, count)
+            centers = np.column_stack(
+                [pour.at[0] + offset * np.cos(spread), pour.at[1] + offset * np.sin(spread)]
+            )
+            velocity = np.column_stack([np.zeros(count), np.full(count, -60.0 * step.dt)])
+            add_circles(stores, poured_set(stores), centers, radii, velocity)

@@ -1,0 +1,33 @@
+"""Contacts between circles (and between circles and cloth points), one pass per iteration."""
+
+from __future__ import annotations
+
+from systems import world
+from systems.kernels.collide import collide_pairs
+from systems.schedule import Stage, Step, System
+
+
+class CollisionSystem(System):
+    """Pushes apart every overlapping pair the broadphase listed, with Coulomb friction."""
+
+    name = "collisions"
+    stage = Stage.ITERATION
+    after = ("distances",)
+    before = ("bounds",)
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        broadphase = stores.broadphase
+        count = broadphase.pair_count
+        if count == 0:
+            return
+        particles = stores.particles
+        collide_pairs(
+            particles.pos,
+            particles.prev,
+            particles.inv_mass,
+            particles.radius,
+            broadphase.pair_i[:count],
+            broadphase.pair_j[:count],
+            world.settings().friction,
+        )

@@ -1,0 +1,70 @@
+"""Tool forces: radial force fields (attract, repel) and blasts (explode)."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+
+@numba.njit(cache=True)
+def push_radially(
+    pos: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    cx: float,
+    cy: float,
+    reach: float,
+    force: float,
+    dt: float,
+) -> None:
+    """Accelerate every free particle within ``reach`` px of (cx, cy) away from it (``force`` < 0: towards).
+
+    The force falls off linearly to nothing at ``reach``; the acceleration is
+    force × inverse mass, so light circles move further. Added to the
+    position as ``a dt²``: Verlet turns it into velocity.
+    """
+    for k in range(pos.shape[0]):
+        w = inv_mass[k]
+        if w == 0.0:
+            continue
+        dx = pos[k, 0] - cx
+        dy = pos[k, 1] - cy
+        dist = math.sqrt(dx * dx + dy * dy)
+        if dist >= reach or dist < 1e-9:
+            continue
+        scale = force * w * (1.0 - dist / reach) * dt * dt / dist
+        pos[k, 0] += dx * scale
+        pos[k, 1] += dy * scale
+
+
+@numba.njit(cache=True)
+def blast(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    cx: float,
+    cy: float,
+    reach: float,
+    impulse: float,
+    dt: float,
+) -> None:
+    """Give every free particle within ``reach`` px of (cx, cy) a kick straight away from it.
+
+    The velocity change is impulse × inverse mass (px/s), falling off
+    linearly to nothing at ``reach``; it is written into ``prev``, the
+    Verlet velocity's other end, so positions do not jump.
+    """
+    for k in range(pos.shape[0]):
+        w = inv_mass[k]
+        if w == 0.0:
+            continue
+        dx = pos[k, 0] - cx
+        dy = pos[k, 1] - cy
+        dist = math.sqrt(dx * dx + dy * dy)
+        if dist >= reach or dist < 1e-9:
+            continue
+        kick = impulse * w * (1.0 - dist / reach) * dt / dist
+        prev[k, 0] -= dx * kick
+        prev[k, 1] -= dy * kick

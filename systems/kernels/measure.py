@@ -1,0 +1,40 @@
+"""Measurements for the metrics: how deep particles overlap, how far they moved."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+
+@numba.njit(cache=True)
+def deepest_overlap(
+    pos: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    pair_i: npt.NDArray[np.uint32],
+    pair_j: npt.NDArray[np.uint32],
+) -> float:
+    """The largest ``r_a + r_b - |p_a - p_b|`` over the pairs, px (0 when none overlap)."""
+    deepest = 0.0
+    for p in range(pair_i.shape[0]):
+        a = pair_i[p]
+        b = pair_j[p]
+        dx = pos[a, 0] - pos[b, 0]
+        dy = pos[a, 1] - pos[b, 1]
+        depth = radius[a] + radius[b] - math.sqrt(dx * dx + dy * dy)
+        if depth > deepest:
+            deepest = depth
+    return deepest
+
+
+@numba.njit(cache=True)
+def longest_move(pos: npt.NDArray[np.float64], last: npt.NDArray[np.float64]) -> float:
+    """The largest distance between matching rows of ``pos`` and ``last`` ``(n, 2)``, px."""
+    longest2 = 0.0
+    for k in range(min(pos.shape[0], last.shape[0])):
+        dx = pos[k, 0] - last[k, 0]
+        dy = pos[k, 1] - last[k, 1]
+        longest2 = max(longest2, dx * dx + dy * dy)
+    return math.sqrt(longest2)

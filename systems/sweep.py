@@ -1,0 +1,39 @@
+"""Continuous collision: fast circles are swept along their step so none passes through another."""
+
+from __future__ import annotations
+
+from systems import world
+from systems.kernels.sweep import sweep_fast_circles
+from systems.schedule import Stage, Step, System
+
+
+class SweepSystem(System):
+    """Stops every circle that moved more than its radius this substep at its first touch."""
+
+    name = "sweep"
+    stage = Stage.SUBSTEP
+    after = ("broadphase",)
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        broadphase = stores.broadphase
+        if broadphase.count == 0:
+            return
+        particles = stores.particles
+        n = particles.count
+        sweep_fast_circles(
+            particles.pos[:n],
+            particles.prev[:n],
+            particles.inv_mass[:n],
+            particles.radius[:n],
+            particles.kind[:n],
+            broadphase.cell_of[:n],
+            broadphase.left,
+            broadphase.bottom,
+            broadphase.cell,
+            broadphase.cols,
+            broadphase.rows,
+            broadphase.cell_start,
+            broadphase.order,
+            particles.max_radius,
+        )
