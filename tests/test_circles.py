@@ -1,0 +1,191 @@
+"""Circles: bounce like pymunk, a broadphase as exact as brute force, no tunnelling, piles that settle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymunk
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.worlds import simulate
+
+from components import Broadphase, ParticleKind, ParticleStore
+from systems.broadphase import rebuild
+
+RESTITUTION = 0.6
+
+
+def apex_ratios(heights: list[float], drop: float) -> list[float]:
+    """Heights of the successive tops of a bouncing ball's path, as shares of the drop height."""
+    return [
+        heights[k] / drop
+        for k in range(1, len(heights) - 1)
+        if heights[k - 1] < heights[k] >= heights[k + 1] and heights[k] > 0.5
+    ]
+
+
+def our_bounces() -> tuple[list[float], float]:
+    """Our bounce ratios, and the drop height (where the level put the ball, above the floor)."""
+    sim = simulate(
+        f"""
+        [world]
+        damping = 1.0          # no air drag: the heights must come from restitution alone
+        restitution = {RESTITUTION}
+        [[balls]]
+        name = "ball"
+        count = 1
+        radius = [10, 10]
+        region = [600, 300, 640, 340]
+        """
+    )
+    radius = 10.0
+    drop = float(sim.positions("ball")[0, 1]) - radius
+    heights = []
+    for _ in range(400):
+        sim.step()
+        heights.append(float(sim.positions("ball")[0, 1]) - radius)
+    return apex_ratios(heights, drop), drop
+
+
+def pymunk_bounces(drop: float) -> list[float]:
+    """The same drop in pymunk (NOTES.md: ball elasticity 0.6 on a ground of elasticity 1.0)."""
+    space = pymunk.Space()
+    space.gravity = (0.0, -980.0)
+    ground = pymunk.Segment(space.static_body, (-1000.0, 0.0), (2000.0, 0.0), 0.0)
+    ground.elasticity = 1.0
+    ball = pymunk.Body(1.0, pymunk.moment_for_circle(1.0, 0.0, 10.0))
+    ball.position = (620.0, drop + 10.0)
+    shape = pymunk.Circle(ball, 10.0)
+    shape.elasticity = RESTITUTION
+    space.add(ground, ball, shape)
+    heights = []
+    for _ in range(400):
+        for _ in range(6):
+            space.step(1.0 / 360.0)
+        heights.append(ball.position.y - 10.0)
+    return apex_ratios(heights, drop)
+
+
+def test_a_dropped_circle_rises_to_e_squared_e_fourth_e_sixth_of_the_drop_like_pymunk() -> None:
+    ours, drop = our_bounces()
+    expected = [RESTITUTION**2, RESTITUTION**4, RESTITUTION**6]  # 0.36, 0.13, 0.047
+    # ±0.02 of the drop height, as the issue asks: the bounce is found within a 1/360 s substep
+    np.testing.assert_allclose(ours[:3], expected, atol=0.02)
+    theirs = pymunk_bounces(drop)
+    np.testing.assert_allclose(theirs[:3], expected, atol=0.02)
+    np.testing.assert_allclose(ours[:3], theirs[:3], atol=0.02)
+
+
+scattered = st.integers(0, 2**31).map(np.random.default_rng)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scattered, st.integers(1, 400), st.floats(0.5, 12.0))
+def test_grid_broadphase_finds_exactly_the_pairs_brute_force_finds(rng, count: int, largest: float) -> None:
+    particles = ParticleStore()
+    pos = rng.uniform((0.0, 0.0), (300.0, 200.0), (count, 2))
+    radius = rng.uniform(0.0, largest, count)
+    kinds = rng.integers(0, 2, count)
+    for k in range(count):
+        particles.add(pos[k : k + 1], 1.0, radius[k], owner=1, kind=ParticleKind(int(kinds[k])))
+    broadphase = Broadphase()
+    rebuild(broadphase, particles, (0.0, 0.0, 300.0, 200.0))
+    found = {
+        tuple(sorted((int(a), int(b))))
+        for a, b in zip(
+            broadphase.pair_i[: broadphase.pair_count],
+            broadphase.pair_j[: broadphase.pair_count],
+            strict=True,
+        )
+    }
+    assert len(found) == broadphase.pair_count  # no pair listed twice
+    # brute force: every pair with a circle in it, both collidable, closer than their reach
+    collidable = (kinds == ParticleKind.CIRCLE) | (radius > 0.0)
+    either_circle = (kinds[:, None] == ParticleKind.CIRCLE) | (kinds[None, :] == ParticleKind.CIRCLE)
+    close = (
+        np.linalg.norm(pos[:, None] - pos[None, :], axis=2)
+        < radius[:, None] + radius[None, :] + broadphase.margin
+    )
+    candidates = close & either_circle & collidable[:, None] & collidable[None, :]
+    brute = {(int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(candidates, 1)), strict=True)}
+    assert found == brute
+
+
+WALL_X = 640.0
+
+
+def wall_and(other: str, width: float = 1280.0) -> str:
+    """A level with a column of circles (r = 5, gaps under 2 px) at x = 640, floor to ceiling, and more."""
+    return f"""
+    [world]
+    gravity = [0, 0]
+    bounds = [0, 0, {width}, 720]
+    [[balls]]
+    name = "wall"
+    count = 68
+    radius = [5, 5]
+    region = [635, 0, 646, 720]
+    {other}
+    """
+
+
+def test_a_fast_circle_fired_at_a_wall_of_circles_never_passes_through() -> None:
+    sim = simulate(
+        wall_and(
+            """
+            [[balls]]
+            name = "bullet"
+            count = 1
+            radius = [5, 5]
+            region = [100, 300, 111, 311]
+            """,
+            width=8000.0,  # room to fly on: at a level's walls, clamping is a separate matter
+        )
+    )
+    wall = sim.indices("wall")
+    (bullet,) = sim.indices("bullet")
+    particles = sim.stores.particles
+    target = wall[np.argmin(np.abs(particles.pos[wall, 1] - particles.pos[bullet, 1]))]
+    particles.pos[bullet, 1] = particles.pos[target, 1]  # dead centre
+    speed = 20000.0  # px/s: 56 px a substep, 11 times the radius
+    particles.prev[bullet] = particles.pos[bullet] - (speed / 360.0, 0.0)
+    for _ in range(60):
+        sim.step()
+        assert particles.pos[bullet, 0] < particles.pos[target, 0]
+        assert np.abs(particles.pos[wall, 0] - WALL_X).min() < 20  # the wall is still there
+    assert particles.pos[target, 0] > WALL_X + 50  # the hit circle was knocked on ahead of the bullet
+
+
+def test_an_explosion_at_full_strength_throws_nothing_through_a_wall_of_pinned_circles() -> None:
+    from game.session import Session
+    from systems.pins import pin
+
+    sim = simulate(
+        wall_and(
+            """
+            [[balls]]
+            name = "pile"
+            count = 600
+            radius = [4, 6]
+            region = [330, 40, 628, 680]
+
+            [tools]
+            available = ["explode"]
+            start = "explode"
+            strength = 1.0
+            radius = 300
+            """
+        )
+    )
+    particles = sim.stores.particles
+    entity, _ = sim.body("wall")
+    for k in sim.indices("wall"):
+        pin(sim.stores, int(k), tuple(particles.pos[k]), entity)
+    session = Session(sim)
+    session.queue({"type": "mouse_press", "x": 600.0, "y": 350.0, "button": "left"})
+    pile = sim.indices("pile")
+    fastest = 0.0
+    for _ in range(90):
+        session.advance()
+        fastest = max(fastest, float(np.abs(particles.pos[pile] - particles.prev[pile]).max()) * 360.0)
+        assert (particles.pos[pile, 0] < WALL_X).all(), "a circle went through the wall"
+    assert fastest > 3000.0  # the blast was strong enough to need sweeping (over 8 px a substep)
