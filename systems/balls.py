@@ -90,12 +90,55 @@ class PourSystem(System):
             if count == 0:
                 continue
             low, high = pour.sizes
-            radii = pour.rng.uniform(low, high, count)
-            # a loose cluster under the cursor, falling a little, so the stream does not stack in a column
-            spread = pour.rng.uniform(0.0, 2.0 * math.pi, count)
-            offset = pour.rng.uniform(0.0, high * 1.5, count)
-            centers = np.column_stack(
-                [pour.at[0] + offset * np.cos(spread), pour.at[1] + offset * np.sin(spread)]
-            )
-            velocity = np.column_stack([np.zeros(count), np.full(count, -60.0 * step.dt)])
-            add_circles(stores, poured_set(stores), centers, radii, velocity)
+            centers, radii = free_spots(pour, stores, count, low, high)
+            if len(radii):
+                velocity = np.column_stack([np.zeros(len(radii)), np.full(len(radii), -POUR_SPEED * step.dt)])
+                add_circles(stores, poured_set(stores), centers, radii, velocity)
+
+
+POUR_SPEED = 400.0
+"""px/s: poured circles leave the cursor falling, so the stream clears the spout."""
+
+SPOUT_SPREAD = 3.0
+"""Poured circles appear within this many of the largest radius of the cursor."""
+
+ATTEMPTS = 6
+"""Spots tried per circle before the spout counts as blocked for this frame."""
+
+
+def free_spots(
+    pour: Pour, stores: Stores, count: int, low: float, high: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Up to ``count`` new circles near the cursor that overlap nothing: centres ``(k, 2)``, radii ``(k,)``.
+
+    A circle born inside another would be pushed out within one substep,
+    and Verlet would turn that push into a violent speed: the stream would
+    spray. So each new circle takes the first free spot of a few tries,
+    and the spout stays quiet while the pile below reaches it.
+    """
+    particles = stores.particles
+    n = particles.count
+    cx, cy = pour.at
+    reach = SPOUT_SPREAD * high
+    near = np.flatnonzero(
+        (np.abs(particles.pos[:n, 0] - cx) < reach + high + particles.max_radius)
+        & (np.abs(particles.pos[:n, 1] - cy) < reach + high + particles.max_radius)
+    )
+    taken_pos = [particles.pos[near]]
+    taken_radius = [particles.radius[near]]
+    centers, radii = [], []
+    for _ in range(count):
+        radius = pour.rng.uniform(low, high)
+        for _ in range(ATTEMPTS):
+            angle = pour.rng.uniform(0.0, 2.0 * math.pi)
+            distance = reach * math.sqrt(pour.rng.uniform())
+            spot = np.array([cx + distance * math.cos(angle), cy + distance * math.sin(angle)])
+            others = np.concatenate(taken_pos)
+            gaps = np.linalg.norm(others - spot, axis=1) - np.concatenate(taken_radius) - radius
+            if not len(gaps) or gaps.min() >= 0.0:
+                centers.append(spot)
+                radii.append(radius)
+                taken_pos.append(spot[None, :])
+                taken_radius.append(np.array([radius]))
+                break
+    return np.array(centers).reshape(-1, 2), np.array(radii)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pymunk
 from hypothesis import given, settings
@@ -189,3 +191,99 @@ def test_an_explosion_at_full_strength_throws_nothing_through_a_wall_of_pinned_c
         fastest = max(fastest, float(np.abs(particles.pos[pile] - particles.prev[pile]).max()) * 360.0)
         assert (particles.pos[pile, 0] < WALL_X).all(), "a circle went through the wall"
     assert fastest > 3000.0  # the blast was strong enough to need sweeping (over 8 px a substep)
+
+
+def settled_overlap(iterations: int) -> float:
+    from game.simulation import Simulation
+    from levels import LEVELS_DIR
+
+    # 2000 circles of radius 5 in the narrow silo; no friction, so the pile packs under its weight alone
+    sim = Simulation.load(LEVELS_DIR / "silo.toml", [f"world.iterations={iterations}", "world.friction=0"])
+    sim.step(300)
+    return sim.metrics()["max_penetration"]
+
+
+def test_two_thousand_circles_settle_with_shallow_overlaps_shallower_with_more_iterations() -> None:
+    two, four = settled_overlap(2), settled_overlap(4)
+    assert two <= 1.5  # measured 1.13 px: a tenth of a diameter under 60 layers of weight
+    assert four < 0.6 * two  # measured 0.43 px
+
+
+def outline_angle(pos: np.ndarray, radius: np.ndarray) -> float:
+    """The steeper flank of a heap, degrees: a line fitted to its outline from 20% to 80% of its height."""
+    tops = pos[:, 1] + radius
+    columns = np.round(pos[:, 0] / 10.0).astype(int)
+    xs = np.unique(columns)
+    heights = np.array([tops[columns == x].max() for x in xs])
+    x_peak = xs[np.argmax(heights)]
+    flanks = []
+    for side in (xs < x_peak, xs > x_peak):
+        chosen = side & (heights > 0.2 * heights.max()) & (heights < 0.8 * heights.max())
+        if chosen.sum() >= 3:
+            slope = np.polyfit(10.0 * xs[chosen], heights[chosen], 1)[0]
+            flanks.append(math.degrees(math.atan(abs(slope))))
+    return max(flanks, default=0.0)
+
+
+def poured_heap_angle(friction: float) -> float:
+    from game.session import Session
+
+    sim = simulate(
+        f"""
+        [world]
+        friction = {friction}
+        restitution = 0.1
+        [tools]
+        available = ["pour"]
+        start = "pour"
+        sizes = [4, 6]
+        pour_rate = 3
+        """
+    )
+    session = Session(sim)
+    session.queue({"type": "mouse_press", "x": 640.0, "y": 450.0, "button": "left"})
+    session.run(300)
+    session.queue({"type": "mouse_release", "x": 640.0, "y": 450.0, "button": "left"})
+    session.run(120)
+    particles = sim.stores.particles
+    return outline_angle(particles.pos[: particles.count], particles.radius[: particles.count])
+
+
+def test_with_friction_a_poured_heap_keeps_a_slope_without_it_spreads_flat() -> None:
+    flat, heap = poured_heap_angle(0.0), poured_heap_angle(0.5)
+    assert heap > 15.0  # measured about 21 to 23 degrees
+    assert heap > 2.0 * flat  # measured flat at under 10 degrees
+
+
+def test_the_same_pour_and_explosion_script_gives_the_same_state_twice() -> None:
+    from game.session import Session
+    from game.simulation import Simulation
+    from levels import LEVELS_DIR
+
+    script = [
+        {"frame": 5, "type": "mouse_press", "x": 300.0, "y": 650.0, "button": "left"},
+        *(
+            {
+                "frame": 5 + k,
+                "type": "mouse_drag",
+                "x": 300.0 + 20 * k,
+                "y": 650.0,
+                "dx": 20.0,
+                "dy": 0.0,
+                "buttons": ["left"],
+            }
+            for k in range(1, 30)
+        ),
+        {"frame": 40, "type": "mouse_release", "x": 880.0, "y": 650.0, "button": "left"},
+        {"frame": 50, "type": "tool", "name": "explode"},
+        {"frame": 55, "type": "mouse_press", "x": 640.0, "y": 200.0, "button": "left"},
+        {"frame": 56, "type": "mouse_release", "x": 640.0, "y": 200.0, "button": "left"},
+        {"frame": 70, "type": "key_press", "key": "RIGHT"},
+    ]
+    hashes = []
+    for _ in range(2):
+        session = Session(Simulation.load(LEVELS_DIR / "balls.toml"))
+        session.run(120, script)
+        assert session.sim.stores.particles.circles > 3000  # the pour poured
+        hashes.append(session.sim.state_hash())
+    assert hashes[0] == hashes[1]
