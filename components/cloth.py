@@ -15,11 +15,15 @@ class PinLayout:
     ``kind`` is ``"every"`` (every ``every``-th point, both corners included),
     ``"ends"`` (the two top corners), ``"top"`` (the whole top row),
     ``"list"`` (the ``(col, row)`` pairs in ``points``, row 0 at the top) or ``"none"``.
+    A list may give ``anchors``, one ``(x, y)`` per point, px: the points are
+    held there instead of where the sheet was built (pins closer together
+    than the sheet is wide make a slack hammock).
     """
 
     kind: str = "every"
     every: int = 4
     points: tuple[tuple[int, int], ...] = ()
+    anchors: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass

@@ -23,6 +23,8 @@ class PinStore:
         start: ``(P, 2)`` float64, position at the start of the frame, px.
         saved_inv_mass: ``(P,)`` float64, the particle's inverse mass before pinning.
         owner: ``(P,)`` int64, the entity that owns the pin (a body, or the grab tool).
+        glide: ``(P,)`` bool, a pin far from its anchor moves there at a bounded speed
+            (a level's pins, so a sheet is not yanked); a grab follows the cursor exactly.
     """
 
     def __init__(self, capacity: int = 64) -> None:
@@ -32,30 +34,39 @@ class PinStore:
         self.start = np.zeros((capacity, 2))
         self.saved_inv_mass = np.zeros(capacity)
         self.owner = np.zeros(capacity, dtype=np.int64)
+        self.glide = np.zeros(capacity, dtype=np.bool_)
 
     def find(self, particle: int) -> int:
         """Row of the pin holding ``particle``, or -1."""
         rows = np.flatnonzero(self.index[: self.count] == particle)
         return int(rows[0]) if len(rows) else -1
 
-    def add(self, particle: int, anchor: tuple[float, float], saved_inv_mass: float, owner: int) -> int:
+    def add(
+        self,
+        particle: int,
+        anchor: tuple[float, float],
+        saved_inv_mass: float,
+        owner: int,
+        glide: bool = True,
+    ) -> int:
         """Append one pin; return its row."""
         row = self.count
         if row == len(self.index):
             capacity = 2 * row
-            for name in ("index", "anchor", "start", "saved_inv_mass", "owner"):
+            for name in ("index", "anchor", "start", "saved_inv_mass", "owner", "glide"):
                 setattr(self, name, grow(getattr(self, name), capacity))
         self.index[row] = particle
         self.anchor[row] = anchor
         self.start[row] = anchor
         self.saved_inv_mass[row] = saved_inv_mass
         self.owner[row] = owner
+        self.glide[row] = glide
         self.count = row + 1
         return row
 
     def remove(self, row: int) -> None:
         """Delete one pin, keeping the order of the others (the solve order)."""
-        for name in ("index", "anchor", "start", "saved_inv_mass", "owner"):
+        for name in ("index", "anchor", "start", "saved_inv_mass", "owner", "glide"):
             array = getattr(self, name)
             array[row : self.count - 1] = array[row + 1 : self.count]
         self.count -= 1

@@ -171,9 +171,12 @@ def pinned_points(layout: PinLayout, cols: int, rows: int) -> list[tuple[int, in
 
 
 def layout_pins(stores: Stores, owner: int, cloth: Cloth) -> None:
-    """Replace the sheet's pins by those of ``cloth.pins``, anchored where the sheet was built."""
+    """Replace the sheet's pins by those of ``cloth.pins``: at their anchors, else where it was built."""
     unpin_owned_by(stores, owner)
+    anchors = (
+        dict(zip(cloth.pins.points, cloth.pins.anchors, strict=False)) if cloth.pins.kind == "list" else {}
+    )
     for col, row in pinned_points(cloth.pins, cloth.cols, cloth.rows):
         local = row * cloth.cols + col
-        anchor = cloth.rest_pos[local]
-        pin(stores, cloth.particles[local], (float(anchor[0]), float(anchor[1])), owner)
+        x, y = anchors.get((col, row), cloth.rest_pos[local])
+        pin(stores, cloth.particles[local], (float(x), float(y)), owner)

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from components import Stores
 from systems import world
 from systems.kernels.pins import place_pins
 from systems.schedule import Stage, Step, System
 
+GLIDE_SPEED = 300.0
+"""px/s at most that a gliding pin travels to its anchor: a level's pins placed away from where
+the sheet was built, or moved by a new layout, draw the sheet after them instead of yanking it."""
 
-def pin(stores: Stores, particle: int, anchor: tuple[float, float], owner: int) -> int:
+
+def pin(stores: Stores, particle: int, anchor: tuple[float, float], owner: int, glide: bool = True) -> int:
     """Hold ``particle`` at ``anchor`` from the next substep on; return the pin's row.
 
-    The particle glides to the anchor over one frame (see ``PinSystem``), so
-    pinning a point that has moved away does not teleport it.
+    A gliding pin travels to a distant anchor at ``GLIDE_SPEED``; without
+    gliding (a grab) the particle reaches the anchor by the end of each
+    frame, in even steps across its substeps (see ``PinSystem``).
     """
     particles = stores.particles
-    row = stores.pins.add(particle, anchor, particles.inv_mass[particle], owner)
+    row = stores.pins.add(particle, anchor, particles.inv_mass[particle], owner, glide)
     particles.inv_mass[particle] = 0.0
     return row
 
@@ -36,11 +43,14 @@ def unpin_owned_by(stores: Stores, owner: int) -> None:
 
 
 class PinSystem(System):
-    """Moves every pinned particle along the line from its start to its anchor, one substep at a time."""
+    """Moves every pinned particle from where it is towards its anchor, one substep at a time."""
 
     name = "pins"
     stage = Stage.SUBSTEP
     after = ("integrate",)
+
+    def __init__(self) -> None:
+        self._goal = np.zeros((0, 2))
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -50,13 +60,20 @@ class PinSystem(System):
             return
         particles = stores.particles
         if step.substep == 0:
-            pins.start[:n] = particles.pos[pins.index[:n]]
+            start = pins.start[:n]
+            start[:] = particles.pos[pins.index[:n]]
+            # this frame's goal: the anchor, or as far towards it as a gliding pin may go in a frame
+            ahead = pins.anchor[:n] - start
+            distance = np.sqrt(np.einsum("ij,ij->i", ahead, ahead))
+            reach = np.where(pins.glide[:n], GLIDE_SPEED * step.dt * step.substeps, np.inf)
+            share = np.minimum(1.0, reach / np.maximum(distance, 1e-12))
+            self._goal = start + ahead * share[:, None]
         place_pins(
             particles.pos,
             particles.prev,
             pins.index[:n],
             pins.start[:n],
-            pins.anchor[:n],
+            self._goal,
             step.substep / step.substeps,
             (step.substep + 1) / step.substeps,
         )

@@ -287,3 +287,27 @@ def test_the_same_pour_and_explosion_script_gives_the_same_state_twice() -> None
         assert session.sim.stores.particles.circles > 3000  # the pour poured
         hashes.append(session.sim.state_hash())
     assert hashes[0] == hashes[1]
+
+
+def test_balls_poured_into_the_hammock_rest_in_it_until_it_tears_under_the_load() -> None:
+    from game.session import Session
+    from game.simulation import Simulation
+    from levels import LEVELS_DIR
+
+    sim = Simulation.load(LEVELS_DIR / "hammock.toml")
+    session = Session(sim)
+    session.run(60)
+    session.queue({"type": "mouse_press", "x": 560.0, "y": 690.0, "button": "left"})
+    held = False
+    for k in range(16):
+        # sweep the spout to and fro so the heap does not block it
+        x = 560.0 + 40.0 * (k % 5)
+        session.queue({"type": "mouse_drag", "x": x, "y": 690.0, "dx": 40.0, "dy": 0.0, "buttons": ["left"]})
+        session.run(60)
+        lowest = sim.positions("poured")[:, 1].min()
+        if sim.metrics()["counts"]["torn"] == 0:
+            assert lowest > 250.0  # the cloth holds them up, far above the floor
+            held = held or sim.stores.particles.circles > 300
+    assert held, "the hammock should carry a few hundred balls before it tears"
+    assert sim.metrics()["counts"]["torn"] > 0
+    assert sim.positions("poured")[:, 1].min() < 20.0  # through the tear, down to the floor

@@ -60,7 +60,12 @@ def has_circles(model: Level) -> bool:
 def pin_layout(table: ClothTable) -> PinLayout:
     """The ``PinLayout`` of a cloth table's ``pins``."""
     pins = table.pins
-    return PinLayout(kind=pins.layout, every=pins.every, points=tuple((c, r) for c, r in pins.points))
+    return PinLayout(
+        kind=pins.layout,
+        every=pins.every,
+        points=tuple((c, r) for c, r in pins.points),
+        anchors=tuple((x, y) for x, y in pins.anchors),
+    )
 
 
 def cloth_look(table: ClothTable, level: LoadedLevel) -> ClothLook:

@@ -214,6 +214,19 @@ class PinsTable(Table):
     points: list[Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)]] = Field(
         [], description='[column, row] pairs for layout "list"; row 0 is the top row.'
     )
+    anchors: list[Vec2] = Field(
+        [],
+        description='For layout "list": where to hold each point [x, y], px, one per point (default: '
+        "where the sheet is built). Anchors closer together than the sheet is wide make it hang slack.",
+    )
+
+    @model_validator(mode="after")
+    def _one_anchor_per_point(self) -> PinsTable:
+        if self.anchors and len(self.anchors) != len(self.points):
+            raise AtKey(
+                "anchors", f"expected one [x, y] per point ({len(self.points)}), got {len(self.anchors)}"
+            )
+        return self
 
 
 class ClothTable(Table):
