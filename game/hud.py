@@ -50,11 +50,16 @@ class Hud:
         """Draw the counters for ``session``'s current state, and the help overlay when it is on."""
         metrics_counts = _counts(session)
         self.title.text = session.sim.name
-        self.stats.text = (
-            f"{self.fps:5.1f} FPS · physics {self.physics_ms:5.2f} ms · "
-            f"{metrics_counts['particles']} points · {metrics_counts['alive']} threads · "
-            f"{metrics_counts['torn']} torn"
-        )
+        parts = [f"{self.fps:5.1f} FPS", f"physics {self.physics_ms:5.2f} ms"]
+        if metrics_counts["circles"]:
+            parts.append(f"{metrics_counts['circles']} circles")
+        if metrics_counts["points"]:
+            parts += [
+                f"{metrics_counts['points']} points",
+                f"{metrics_counts['alive']} threads",
+                f"{metrics_counts['torn']} torn",
+            ]
+        self.stats.text = " · ".join(parts)
         wind = session.sim.settings.wind
         flags = [f"tool: {session.tool.name}", f"wind {'on' if wind.enabled else 'off'}"]
         if session.paused:
@@ -89,4 +94,10 @@ def _counts(session: Session) -> dict[str, int]:
     stores = session.sim.stores
     distances = stores.distances
     alive = int(distances.alive[: distances.count].sum())
-    return {"particles": stores.particles.count, "alive": alive, "torn": distances.count - alive}
+    circles = stores.particles.circles
+    return {
+        "circles": circles,
+        "points": stores.particles.count - circles,
+        "alive": alive,
+        "torn": distances.count - alive,
+    }

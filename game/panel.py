@@ -14,8 +14,9 @@ from typing import Any
 
 from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
 
-from game.level.schema import PATTERNS
+from game.level.schema import COLOR_MODES, PATTERNS
 from game.session import Session
+from game.tools import MAX_TILT_DEG, tilted
 
 PANEL_WIDTH = 250
 BACKGROUND = (18, 21, 30, 215)
@@ -73,6 +74,14 @@ def slider_from_compliance(c: float) -> float:
 
 def _world(session: Session) -> Any:
     return session.sim.level.model.world
+
+
+def _tools(session: Session) -> Any:
+    return session.sim.level.model.tools
+
+
+POURED_SIZE_SPREAD = 0.6
+"""The pour-size slider sets the largest radius; the smallest is this share of it."""
 
 
 CONTROLS: dict[str, Slider | Choice] = {
@@ -148,6 +157,69 @@ CONTROLS: dict[str, Slider | Choice] = {
         PATTERNS,
         read=lambda s: first_cloth(s).pattern,
         write=each_cloth("pattern"),
+    ),
+    "tilt": Slider(
+        "Tilt",
+        -MAX_TILT_DEG,
+        MAX_TILT_DEG,
+        read=lambda s: math.degrees(math.atan2(_world(s).gravity[0], -_world(s).gravity[1])),
+        write=lambda s, v: [("world.gravity", tilted(_world(s).gravity, v))],
+        show=lambda v: f"{v:+.0f}°",
+    ),
+    "substeps": Slider(
+        "Substeps",
+        1.0,
+        16.0,
+        read=lambda s: s.sim.settings.resolved_substeps(),
+        write=lambda s, v: [("world.substeps", round(v))],
+        show=lambda v: f"{v:.0f} per frame",
+        step=1.0,
+    ),
+    "restitution": Slider(
+        "Restitution",
+        0.0,
+        1.0,
+        read=lambda s: _world(s).restitution,
+        write=lambda s, v: [("world.restitution", round(v, 2))],
+        show=lambda v: f"{v:.2f} (bounce to {v * v:.0%})",
+    ),
+    "friction": Slider(
+        "Friction",
+        0.0,
+        1.5,
+        read=lambda s: _world(s).friction,
+        write=lambda s, v: [("world.friction", round(v, 2))],
+        show=lambda v: "off" if v < 0.005 else f"{v:.2f}",
+    ),
+    "strength": Slider(
+        "Tool strength",
+        0.0,
+        1.0,
+        read=lambda s: _tools(s).strength,
+        write=lambda s, v: [("tools.strength", round(v, 2))],
+        show=lambda v: f"{v:.0%}",
+    ),
+    "radius": Slider(
+        "Tool radius",
+        20.0,
+        600.0,
+        read=lambda s: _tools(s).radius,
+        write=lambda s, v: [("tools.radius", round(v))],
+        show=lambda v: f"{v:.0f} px",
+    ),
+    "sizes": Slider(
+        "Poured size",
+        2.0,
+        30.0,
+        read=lambda s: _tools(s).sizes[1],
+        write=lambda s, v: [("tools.sizes", [round(POURED_SIZE_SPREAD * v, 1), round(v, 1)])],
+        show=lambda v: f"radius {POURED_SIZE_SPREAD * v:.0f} to {v:.0f} px",
+    ),
+    "color_by": Choice(
+        "Colour circles by",
+        COLOR_MODES,
+        read=lambda s: s.sim.level.model.view.color_by,
+        write=lambda s, v: [("view.color_by", v)],
     ),
 }
 """Every control the panel can show, by the name levels use in ``[panel] show``."""

@@ -203,6 +203,7 @@ class Simulation:
             "frames": self.frame,
             "counts": {
                 "particles": stores.particles.count,
+                "circles": stores.particles.circles,
                 "constraints": distances.count,
                 "constraints_alive": alive,
                 "torn": distances.count - alive,

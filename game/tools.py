@@ -74,19 +74,19 @@ def grab(session: Session) -> Grab:
     return cursor(session, Grab)
 
 
+def tilted(gravity: list[float], degrees: float) -> list[float]:
+    """Gravity of the same strength turned ``degrees`` from straight down (positive: towards +x)."""
+    strength = math.hypot(*gravity)
+    angle = math.radians(max(-MAX_TILT_DEG, min(MAX_TILT_DEG, degrees)))
+    return [round(strength * math.sin(angle), 6), round(-strength * math.cos(angle), 6)]
+
+
 def tilt(session: Session, degrees: float) -> None:
-    """Turn gravity by ``degrees`` (positive: towards +x), keeping its strength, within ±60° of down."""
+    """Turn gravity by ``degrees`` more (positive: towards +x), keeping its strength, within ±60° of down."""
     gx, gy = session.sim.level.model.world.gravity
-    strength = math.hypot(gx, gy)
-    if strength == 0.0:
+    if gx == 0.0 and gy == 0.0:
         return
-    angle = math.degrees(math.atan2(gx, -gy)) + degrees
-    angle = max(-MAX_TILT_DEG, min(MAX_TILT_DEG, angle))
-    turned = [
-        round(strength * math.sin(math.radians(angle)), 6),
-        round(-strength * math.cos(math.radians(angle)), 6),
-    ]
-    session.sim.set("world.gravity", turned)
+    session.sim.set("world.gravity", tilted([gx, gy], math.degrees(math.atan2(gx, -gy)) + degrees))
 
 
 class DragTool(Tool):

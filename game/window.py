@@ -18,6 +18,9 @@ from game.render import WorldRenderer
 from game.session import Session
 from game.simulation import Simulation
 
+WINDOW_SIZE = (1280, 720)
+"""px: the size of the built-in levels' bounds; other levels are fitted into it."""
+
 MAX_CATCH_UP_FRAMES = 4
 """Physics frames one update may run to catch up; a longer backlog is dropped, not chased
 (arcade's own fixed update never drops it, so a slow frame would snowball)."""
@@ -147,8 +150,8 @@ def play(level: LoadedLevel, record: str | None = None, script: list[dict[str, A
     """Open the window on ``level`` and run until it is closed; then write the recording, if asked."""
     session = Session(Simulation(level))
     session.follow(list(script))
-    left, bottom, right, top = session.sim.settings.bounds
-    window = open_window(int(right - left), int(top - bottom), f"Weft · {session.sim.name}")
+    # one window size for every level: the renderer fits the level's bounds inside it
+    window = open_window(*WINDOW_SIZE, f"Weft · {session.sim.name}")
     window.show_view(PlayView(session))
     try:
         arcade.run()

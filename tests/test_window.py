@@ -92,3 +92,28 @@ def test_the_window_draws_the_sheet_the_hud_and_the_panel(view: PlayView) -> Non
     assert not_background[40:660, 200:1080].mean() > 0.5  # the sheet (and the help box over it)
     assert not_background[5:25, 10:200].any()  # HUD text, top left
     assert not_background[20:200, 1030:1270].mean() > 0.3  # the panel, top right
+
+
+@pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
+def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None:
+    from game.panel import CONTROLS, Choice, Slider
+    from levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / level))
+    for name in session.sim.level.model.panel.show:
+        control = CONTROLS[name]
+        if not session.sim.level.model.cloth and name in (
+            "tear_ratio",
+            "compliance",
+            "pins",
+            "shear",
+            "bend",
+        ):
+            continue
+        values = [control.low, control.high] if isinstance(control, Slider) else list(control.options)
+        assert isinstance(control, Slider | Choice)
+        for value in values:
+            for key, setting in control.write(session, value):
+                session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
+    session.sim.step(2)
+    session.sim.close()
