@@ -31,8 +31,9 @@ class Broadphase:
     counting-sorted by cell: ``order[cell_start[c]:cell_start[c + 1]]`` are the
     particles of cell ``c``, so a pass over cells walks memory in order.
     Pairs ``(pair_i[p], pair_j[p])`` for ``p < pair_count`` are the particles
-    whose gap is below ``margin`` px: what the collision iterations of the
-    substep solve, in this (deterministic) order. Indices are unsigned:
+    whose gap was below ``margin`` px when listed: what the collision
+    iterations solve, in this (deterministic) order, until the list is
+    renewed. Indices are unsigned:
     numba then skips its negative-index check, almost half the pair search.
     """
 
@@ -53,6 +54,9 @@ class Broadphase:
     found_j: np.ndarray = field(default_factory=lambda: np.zeros(1024, dtype=np.uint32))
     bucket: np.ndarray = field(default_factory=lambda: np.zeros(1024, dtype=np.uint8))
     """Scratch of the pair finder: pairs as found, before they are put in solving order."""
+    listed_at: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """Positions ``(n, 2)`` when the pairs were listed: the list is renewed once any moved half the margin."""
+    listed_margin: float = 0.0
 
     def grow_pairs(self) -> None:
         """Double the pair buffers (the pair finder reports when they were too small)."""

@@ -9,7 +9,7 @@ from systems.schedule import Stage, Step, System
 
 
 class BoundsSystem(System):
-    """Puts particles that left the walls' rectangle back inside it."""
+    """Puts particles that left the walls' rectangle back inside it, every iteration."""
 
     name = "bounds"
     stage = Stage.ITERATION
@@ -37,3 +37,13 @@ class BoundsSystem(System):
             settings.wall_velocity[0] * step.dt,
             settings.wall_velocity[1] * step.dt,
         )
+
+
+class ContainSystem(BoundsSystem):
+    """The walls once more at the end of the substep: the last contact pass may have pushed a
+    circle into a wall, and nothing may end a step outside the box."""
+
+    name = "contain"
+    stage = Stage.SUBSTEP_END
+    after = ()
+    before = ("tear",)

@@ -9,20 +9,20 @@ import numpy as np
 from components import Broadphase, ParticleStore
 from systems import world
 from systems.kernels.grid import bin_particles, find_pairs
+from systems.kernels.measure import longest_move
 from systems.schedule import Stage, Step, System
 
-MARGIN_RATIO = 0.25
-"""Pairs are listed while their gap is under this share of the largest radius: contacts that the
-iterations of the substep create by pushing neighbours are then already on the list."""
+MARGIN_RATIO = 0.5
+"""Pairs are listed while their gap is under this share of the largest radius (the list's skin)."""
 
 MAX_CELLS = 1 << 22
 """A level of tiny circles would ask for a huge grid; past this many cells, the cells grow instead."""
 
 
-def rebuild(
+def bin_grid(
     broadphase: Broadphase, particles: ParticleStore, bounds: tuple[float, float, float, float]
 ) -> None:
-    """Bin the particles over ``bounds`` and list the candidate pairs into ``broadphase``.
+    """Counting-sort the collidable particles (circles, and points with a thickness) into the grid.
 
     Cells are as wide as the largest reach (two of the largest radius plus
     the margin), so a particle's partners all sit in its own cell and the
@@ -42,10 +42,9 @@ def rebuild(
         broadphase.cell_of = np.zeros(len(broadphase.order), dtype=np.int64)
     broadphase.cell, broadphase.left, broadphase.bottom = cell, left, bottom
     broadphase.cols, broadphase.rows, broadphase.margin = cols, rows, margin
-    pos = particles.pos[:n]
     collidable = (particles.kind[:n] != 0) | (particles.radius[:n] > 0.0)
     broadphase.count = bin_particles(
-        pos,
+        particles.pos[:n],
         collidable,
         left,
         bottom,
@@ -56,16 +55,21 @@ def rebuild(
         broadphase.cell_start,
         broadphase.order,
     )
+
+
+def list_pairs(broadphase: Broadphase, particles: ParticleStore) -> None:
+    """List every pair whose gap is under the margin, from the grid, and remember where everything was."""
+    n = particles.count
     while True:
         found = find_pairs(
-            pos,
+            particles.pos[:n],
             particles.radius[:n],
             particles.kind[:n],
-            cols,
-            rows,
+            broadphase.cols,
+            broadphase.rows,
             broadphase.cell_start,
             broadphase.order,
-            margin,
+            broadphase.margin,
             broadphase.found_i,
             broadphase.found_j,
             broadphase.bucket,
@@ -73,15 +77,42 @@ def rebuild(
             broadphase.pair_j,
         )
         if found <= len(broadphase.pair_i):
-            broadphase.pair_count = found
-            return
+            break
         broadphase.grow_pairs()
+    broadphase.pair_count = found
+    broadphase.listed_at = particles.pos[:n].copy()
+    broadphase.listed_margin = broadphase.margin
+
+
+def pairs_are_stale(broadphase: Broadphase, particles: ParticleStore) -> bool:
+    """Whether the pair list may miss a contact: something moved half the margin since it was made.
+
+    Two particles that each moved less than half the margin cannot have
+    closed a gap wider than the margin: every pair that can touch now is
+    still on the list (a Verlet neighbour list). New particles, or a
+    larger radius (a wider grid and margin), need a new list too.
+    """
+    n = particles.count
+    if len(broadphase.listed_at) != n or broadphase.listed_margin != broadphase.margin:
+        return True
+    return 2.0 * longest_move(particles.pos[:n], broadphase.listed_at) >= broadphase.margin
+
+
+def rebuild(
+    broadphase: Broadphase, particles: ParticleStore, bounds: tuple[float, float, float, float]
+) -> None:
+    """Bin the particles over ``bounds`` and list the candidate pairs into ``broadphase``."""
+    bin_grid(broadphase, particles, bounds)
+    list_pairs(broadphase, particles)
 
 
 class BroadphaseSystem(System):
-    """Rebuilds the grid and the candidate pairs once per substep, after the particles moved.
+    """Bins the particles into the grid every substep; lists the pairs again when the list went stale.
 
-    Worlds without circles skip it entirely: cloth points never collide with each other.
+    The sweep needs the grid of this substep's positions; the pair list
+    only needs renewing once something moved half the margin, which a
+    settled pile takes many substeps to do. Worlds without circles skip it
+    all: cloth points never collide with each other.
     """
 
     name = "broadphase"
@@ -90,8 +121,12 @@ class BroadphaseSystem(System):
 
     def process(self, step: Step) -> None:
         stores = world.stores()
-        if stores.particles.circles == 0:
-            stores.broadphase.pair_count = 0
-            stores.broadphase.count = 0
+        broadphase = stores.broadphase
+        particles = stores.particles
+        if particles.circles == 0:
+            broadphase.pair_count = 0
+            broadphase.count = 0
             return
-        rebuild(stores.broadphase, stores.particles, world.settings().walls)
+        bin_grid(broadphase, particles, world.settings().walls)
+        if pairs_are_stale(broadphase, particles):
+            list_pairs(broadphase, particles)

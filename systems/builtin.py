@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from systems.balls import PourSystem
-from systems.bounds import BoundsSystem
+from systems.bounds import BoundsSystem, ContainSystem
 from systems.broadphase import BroadphaseSystem
 from systems.collide import CollisionSystem
 from systems.cut import CutSystem
@@ -33,8 +33,9 @@ def builtin_systems() -> list[System]:
         BroadphaseSystem(),
         SweepSystem(),
         DistanceSystem(),
-        CollisionSystem(),
         BoundsSystem(),
+        CollisionSystem(),
+        ContainSystem(),
         TearSystem(),
         MetricsSystem(),
     ]

@@ -2,12 +2,12 @@
 
 One frame of 1/60 s::
 
-    FRAME_START                      input applied: grabs, cuts
+    FRAME_START                      input applied: grabs, cuts, blasts, pouring
     repeat substeps:
-        SUBSTEP                      integrate, pins
+        SUBSTEP                      shake, integrate, pins, fields, broadphase, sweep
         repeat iterations:
-            ITERATION                distance constraints, bounds
-        SUBSTEP_END                  tear
+            ITERATION                distance constraints, walls, contacts
+        SUBSTEP_END                  contain, tear
     FRAME_END                        metrics
     DRAW (from on_draw only)         meshes, debug overlays
 

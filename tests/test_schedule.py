@@ -29,18 +29,18 @@ def test_built_in_order_reads_top_to_bottom() -> None:
     schedule = default_schedule()
     assert schedule.names(Stage.FRAME_START) == ["grab", "cut", "blasts", "pour"]
     assert schedule.names(Stage.SUBSTEP) == ["shake", "integrate", "pins", "fields", "broadphase", "sweep"]
-    assert schedule.names(Stage.ITERATION) == ["distances", "collisions", "bounds"]
-    assert schedule.names(Stage.SUBSTEP_END) == ["tear"]
+    assert schedule.names(Stage.ITERATION) == ["distances", "bounds", "collisions"]
+    assert schedule.names(Stage.SUBSTEP_END) == ["contain", "tear"]
     assert schedule.names(Stage.FRAME_END) == ["metrics"]
 
 
 def test_custom_systems_go_where_before_and_after_say() -> None:
     schedule = default_schedule()
     schedule.add(recorder("gust", Stage.SUBSTEP, before=("integrate",)))
-    schedule.add(recorder("springs", Stage.ITERATION, after=("distances",), before=("collisions",)))
+    schedule.add(recorder("springs", Stage.ITERATION, after=("distances",), before=("bounds",)))
     schedule.add(recorder("last", Stage.ITERATION))
     assert schedule.names(Stage.SUBSTEP)[:3] == ["shake", "gust", "integrate"]
-    assert schedule.names(Stage.ITERATION) == ["distances", "springs", "collisions", "bounds", "last"]
+    assert schedule.names(Stage.ITERATION) == ["distances", "springs", "bounds", "collisions", "last"]
 
 
 def test_impossible_placement_and_duplicate_names_are_refused() -> None:
