@@ -14,8 +14,11 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import Grab
+from components import ForceField, Grab, Pour
 from game.level.schema import rgba
+from game.tools import MAX_SWING
+from systems.balls import SPOUT_SPREAD
+from systems.draw.circles import CircleSystem
 from systems.draw.cloth_mesh import ClothMeshSystem
 from systems.draw.options import DrawOptions
 from systems.draw.pins import PinMarkerSystem
@@ -39,11 +42,39 @@ WIND = (140, 210, 255)
 
 ARROW_HEAD_ANGLE = math.radians(28.0)
 
+PULL = (110, 200, 255)
+"""Attract's field: a cool blue (things flow in)."""
+
+PUSH = (255, 140, 90)
+"""Repel's field: a warm orange (things are blown out)."""
+
+BLAST = (255, 196, 120)
+BLAST_CORE = (255, 244, 214)
+SPOUT = (236, 238, 244)
+
+RIPPLE_TICKS = 45
+"""Ticks a ripple of attract or repel takes to cross the field's reach (two are in flight at once)."""
+
+FLASH_TICKS = 15
+"""Ticks (1/60 s each) an explosion's ring takes to grow to the blast's reach and fade out."""
+
+WALL_THICKNESS = 6.0
+"""World px of the container's walls, drawn just outside the rectangle the circles bounce in."""
+
+WALL_SHADE = 0.45
+"""How far the walls' colour moves from the background towards white (dark backgrounds) or black."""
+
+VIEW_MARGIN = 2.0
+"""World px of background left beyond the walls."""
+
 
 class WorldRenderer:
     """Draws a session into the active framebuffer, world bounds fitted to it.
 
-    Owns one instance of each drawing system and (re)inserts them into the
+    In levels with circles the fitted rectangle is ``view_bounds``: the
+    bounds plus the walls' frame, and the shake tool's swing where it is
+    offered, so world px and framebuffer px differ there (``to_window`` and
+    ``to_world`` convert). Owns one instance of each drawing system and (re)inserts them into the
     simulation's schedule whenever it lacks them: a reset rebuilds the
     schedule, and the systems keep their textures across it.
 
@@ -59,6 +90,7 @@ class WorldRenderer:
         self.options = DrawOptions()
         self.systems: list[System] = [
             ClothMeshSystem(ctx, self.options, ClothTextures(ctx)),
+            CircleSystem(ctx, self.options),
             ThreadDebugSystem(ctx, self.options),
             PinMarkerSystem(ctx, self.options),
         ]
@@ -70,10 +102,15 @@ class WorldRenderer:
         sim = session.sim
         sim.activate()
         target = self.ctx.active_framebuffer
-        target.clear(color=rgba(sim.level.model.world.background))
-        self._fit(sim.settings.bounds, target.size)
-        self.options.world = (sim.world_name, sim.generation)
-        self.options.debug = session.debug
+        model = sim.level.model
+        target.clear(color=rgba(model.world.background))
+        self._fit(view_bounds(session), target.size)
+        options = self.options
+        options.world = (sim.world_name, sim.generation)
+        options.debug = session.debug
+        options.zoom = self.camera.zoom
+        options.color_by = model.view.color_by
+        options.palette = tuple(rgba(color) for color in model.view.palette)
         self._schedule(sim.schedule)
         with self.camera.activate():
             sim.schedule.draw(Step(frame=sim.frame))
@@ -84,12 +121,23 @@ class WorldRenderer:
         point = self.camera.unproject((x, y))
         return (point[0], point[1])
 
+    def to_window(self, points: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Framebuffer px ``(n, 2)`` (y up) of world points ``(n, 2)``, as the last ``draw`` fitted them."""
+        camera = self.camera
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        _left, _bottom, width, height = camera.viewport.lbwh
+        center = np.array(camera.position, dtype=np.float64)
+        return (points - center) * camera.zoom + np.array([width / 2, height / 2])
+
     def _fit(self, bounds: tuple[float, float, float, float], size: tuple[int, int]) -> None:
         """Centre the bounds in the framebuffer at the largest scale that shows them whole."""
         left, bottom, right, top = bounds
         width, height = size
         camera = self.camera
         camera.viewport = arcade.LBWH(0, 0, width, height)
+        # Camera2D's projection setter multiplies by the current zoom: reset it first, or a
+        # second fit at a zoom other than 1 would scale the view by that zoom once more
+        camera.zoom = 1.0
         camera.projection = arcade.LRBT(-width / 2, width / 2, -height / 2, height / 2)
         camera.zoom = min(width / (right - left), height / (top - bottom))
         camera.position = ((left + right) / 2, (bottom + top) / 2)
@@ -113,8 +161,20 @@ class WorldRenderer:
     # -- overlays -----------------------------------------------------------
 
     def overlays(self, session: Session) -> npt.NDArray[np.float32]:
-        """Every tool overlay as stroke rows, drawn in one call: cut trail, grab line, wind arrow."""
-        parts = [self._trail(session), self._grab(session), self._wind(session)]
+        """Every overlay as stroke rows, drawn in one call.
+
+        The container's walls, then the tools: cut trail, grab line, wind
+        arrow, attract/repel field, explosion flashes, pour spout.
+        """
+        parts = [
+            self._walls(session),
+            self._trail(session),
+            self._grab(session),
+            self._wind(session),
+            self._field(session),
+            self._blasts(session),
+            self._pour(session),
+        ]
         return np.concatenate(
             [part for part in parts if len(part)] or [np.zeros((0, SEGMENT_FIELDS), np.float32)]
         )
@@ -180,3 +240,127 @@ class WorldRenderer:
                 segments(tail, tail, 5.0, (*WIND, 230), ring=2.0),
             ]
         )
+
+    def _walls(self, session: Session) -> npt.NDArray[np.float32]:
+        """In levels with circles, the walls' rectangle (where the shake tool has moved it) as a thick frame.
+
+        The stroke lies just outside the walls, its inner edge on them, so a
+        ball resting against a wall touches the frame without being covered.
+        """
+        sim = session.sim
+        settings = sim.settings
+        if not settings.circles:
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        half = 0.5 * WALL_THICKNESS
+        left, bottom, right, top = settings.walls
+        corners = np.array(
+            [
+                [left - half, bottom - half],
+                [right + half, bottom - half],
+                [right + half, top + half],
+                [left - half, top + half],
+            ]
+        )
+        color = wall_color(rgba(sim.level.model.world.background))
+        return segments(corners, np.roll(corners, -1, axis=0), half, color)
+
+    def _field(self, session: Session) -> npt.NDArray[np.float32]:
+        """While attract or repel is held: a ring at the field's reach, ripples running the way it pushes."""
+        field = esper.component_for_entity(session.sim.cursor, ForceField)
+        if not field.active or field.force == 0.0:
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        pulling = field.force < 0.0
+        color = PULL if pulling else PUSH
+        center = np.asarray(field.center, dtype=np.float64)
+        # two ripples half a period apart: shrinking towards the cursor when it pulls, growing when it pushes
+        phase = (session.tick / RIPPLE_TICKS + np.array([0.0, 0.5])) % 1.0
+        if pulling:
+            phase = 1.0 - phase
+        ripple_alpha = 120.0 * np.sin(np.pi * phase)  # fade in from one end, out at the other
+        ripple_colors = np.column_stack([np.tile(color, (2, 1)), ripple_alpha])
+        centers = np.tile(center, (2, 1))
+        return np.concatenate(
+            [
+                segments(center, center, field.reach, (*color, 26)),
+                segments(centers, centers, np.maximum(field.reach * phase, 2.0), ripple_colors, ring=1.5),
+                segments(center, center, field.reach, (*color, 200), ring=2.0),
+                segments(center, center, 3.0, (*color, 230)),
+            ]
+        )
+
+    def _blasts(self, session: Session) -> npt.NDArray[np.float32]:
+        """Where each explosion went off, a ring that grows to the blast's reach and fades out.
+
+        The physics consumes ``Blasts.pending`` at the start of the next frame,
+        before any draw can see it; the session's log keeps the clicks, with
+        their tick, so the recent ones are read from there (newest last).
+        """
+        if session.tool.name != "explode":
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        flashes = []
+        for event in reversed(session.log):
+            age = session.tick - event["frame"]
+            if age >= FLASH_TICKS:
+                break
+            if event["type"] == "mouse_press" and event["button"] == "left":
+                flashes.append((event["x"], event["y"], age))
+        if not flashes:
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        flashes = np.array(flashes[::-1], dtype=np.float64)
+        at = flashes[:, :2]
+        progress = np.clip(flashes[:, 2] / FLASH_TICKS, 0.0, 1.0)
+        life = 1.0 - progress
+        grown = 1.0 - (1.0 - progress) ** 3  # ease out: the shock front races out, then slows
+        reach = session.sim.level.model.tools.radius
+        radius = reach * (0.12 + 0.88 * grown)
+        n = len(at)
+        core = np.column_stack([np.tile(BLAST_CORE, (n, 1)), 150.0 * life**3])
+        ring = np.column_stack([np.tile(BLAST, (n, 1)), 230.0 * life])
+        glow = np.column_stack([np.tile(BLAST, (n, 1)), 90.0 * life**2])
+        band = 2.0 + 8.0 * life
+        return np.concatenate(
+            [
+                segments(at, at, 0.6 * radius, core, feather=0.6 * radius),
+                segments(at, at, radius + band, glow, ring=2.0 * band, feather=band),
+                segments(at, at, radius, ring, ring=0.4 * band),
+            ]
+        )
+
+    def _pour(self, session: Session) -> npt.NDArray[np.float32]:
+        """While pouring: a faint ring where new circles appear and a dot at the spout."""
+        pour = esper.component_for_entity(session.sim.cursor, Pour)
+        if not pour.held:
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        at = np.asarray(pour.at, dtype=np.float64)
+        spread = SPOUT_SPREAD * pour.sizes[1] + pour.sizes[1]
+        return np.concatenate(
+            [
+                segments(at, at, spread, (*SPOUT, 90), ring=1.5),
+                segments(at, at, 2.5, (*SPOUT, 220)),
+            ]
+        )
+
+
+def view_bounds(session: Session) -> tuple[float, float, float, float]:
+    """The world rectangle the view shows: the level's bounds, widened in levels with circles.
+
+    With circles the walls are drawn outside the bounds, so their thickness
+    is added; when the level can shake, the walls (and what they push) swing
+    up to ``MAX_SWING`` px to either side, so the view is as much wider.
+    """
+    sim = session.sim
+    left, bottom, right, top = sim.settings.bounds
+    if not sim.settings.circles:
+        return (left, bottom, right, top)
+    pad = WALL_THICKNESS + VIEW_MARGIN
+    swing = MAX_SWING if "shake" in sim.level.model.tools.available else 0.0  # the walls move along x only
+    return (left - pad - swing, bottom - pad, right + pad + swing, top + pad)
+
+
+def wall_color(background: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """An opaque wall colour that reads on ``background``: lighter on dark ones, darker on light ones."""
+    r, g, b, _ = background
+    luma = 0.299 * r + 0.587 * g + 0.114 * b
+    target = 255.0 if luma < 128.0 else 0.0
+    shade = [round(c + WALL_SHADE * (target - c)) for c in (r, g, b)]
+    return (shade[0], shade[1], shade[2], 255)

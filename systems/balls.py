@@ -38,29 +38,38 @@ def add_circles(
 def packed_centers(
     count: int, radius_max: float, region: tuple[float, float, float, float], rng: np.random.Generator
 ) -> npt.NDArray[np.float64]:
-    """``count`` centres on a square lattice filling ``region`` row by row from the bottom, jittered.
+    """``count`` centres filling ``region`` row by row from the bottom, alternate rows shifted, jittered.
 
-    The lattice pitch is the largest diameter plus a little, so no two
-    circles start overlapping; the jitter (a tenth of a radius) keeps
-    columns from stacking perfectly.
+    The pitch is the largest diameter plus a little, so no two circles
+    start overlapping. Shifting every other row by half a pitch, and a
+    jitter of a tenth of a radius, leave no perfectly upright column: with
+    friction, such a stack has no sideways push to topple it and would
+    stand like a pillar above the pile.
     """
-    left, bottom, right, _top = region
+    left, bottom, _right, _top = region
     pitch = 2.0 * radius_max * 1.05
-    cols = max(1, int((right - left - 2 * radius_max) // pitch) + 1)
+    cols = lattice_columns(radius_max, region)
     k = np.arange(count)
-    x = left + radius_max + (k % cols) * pitch
-    y = bottom + radius_max + (k // cols) * pitch
+    row = k // cols
+    x = left + radius_max + (k % cols) * pitch + (row % 2) * 0.5 * pitch
+    y = bottom + radius_max + row * pitch
     jitter = rng.uniform(-0.1 * radius_max, 0.1 * radius_max, (count, 2))
     return np.column_stack([x, y]) + jitter
 
 
+def lattice_columns(radius_max: float, region: tuple[float, float, float, float]) -> int:
+    """Circles per row of ``packed_centers`` (the shifted rows need half a pitch of room)."""
+    left, _bottom, right, _top = region
+    pitch = 2.0 * radius_max * 1.05
+    return max(1, int((right - left - 2.0 * radius_max - 0.5 * pitch) // pitch) + 1)
+
+
 def lattice_capacity(radius_max: float, region: tuple[float, float, float, float]) -> int:
     """How many circles ``packed_centers`` fits in ``region``."""
-    left, bottom, right, top = region
+    _left, bottom, _right, top = region
     pitch = 2.0 * radius_max * 1.05
-    cols = int((right - left - 2 * radius_max) // pitch) + 1
-    rows = int((top - bottom - 2 * radius_max) // pitch) + 1
-    return max(0, cols) * max(0, rows)
+    rows = int((top - bottom - 2.0 * radius_max) // pitch) + 1
+    return lattice_columns(radius_max, region) * max(0, rows)
 
 
 def poured_set(stores: Stores) -> int:

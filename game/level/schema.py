@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from systems.balls import lattice_capacity
+
 HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
 
 PATTERNS = ("gingham", "stripes", "checker", "plaid")
@@ -326,8 +328,7 @@ class BallsTable(Table):
             raise AtKey(
                 "region", f"expected a rectangle at least one circle wide and tall, got {self.region}"
             )
-        pitch = 2.1 * high
-        room = (int((right - left - 2 * high) // pitch) + 1) * (int((top - bottom - 2 * high) // pitch) + 1)
+        room = lattice_capacity(high, (left, bottom, right, top))
         if self.count > room:
             raise AtKey(
                 "count",

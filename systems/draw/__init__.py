@@ -6,9 +6,10 @@ in one call through ``arcade.gl``:
 - ``cloth_mesh.ClothMeshSystem``: every sheet as one textured triangle mesh.
 - ``threads.ThreadDebugSystem``: every alive thread coloured by strain (debug view).
 - ``pins.PinMarkerSystem``: every pinned point as a small ring.
+- ``circles.CircleSystem``: every circle as a shaded, palette-coloured ball, one GL_POINTS call.
 - ``strokes.StrokeBatch``: thick round-capped segments (tool overlays), one call per batch.
 - ``patterns.pattern_image``: the procedural cloth tiles (numpy only).
-- ``options.DrawOptions``: what the window tells the systems (debug flag, which world).
+- ``options.DrawOptions``: what the window tells the systems (debug flag, which world, zoom, circle colours).
 
 This package imports nothing itself, so ``systems.draw.patterns`` stays usable
 without a GL context; import the module you need.

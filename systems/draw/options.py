@@ -5,6 +5,14 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+DEFAULT_PALETTE: tuple[tuple[int, int, int, int], ...] = (
+    (58, 134, 255, 255),
+    (138, 201, 38, 255),
+    (255, 202, 58, 255),
+    (255, 89, 94, 255),
+)
+"""The level format's default ``[view] palette`` (blue, green, yellow, red), RGBA 0-255."""
+
 
 @dataclass
 class DrawOptions:
@@ -23,3 +31,9 @@ class DrawOptions:
     """Strength of the cloth's fold shading, 0 (flat) to 1."""
     show_pins: bool = True
     """Draw pin heads on pinned points outside the debug view too."""
+    zoom: float = 1.0
+    """Framebuffer px per world px, as the view is fitted: sizes drawn in px (point sprites) scale by it."""
+    color_by: str = "size"
+    """What places a circle on the palette ramp: ``"size"`` or ``"speed"`` (the level's ``[view]``)."""
+    palette: tuple[tuple[int, int, int, int], ...] = DEFAULT_PALETTE
+    """The circles' colour ramp, RGBA 0-255, from small (or still) to large (or fast)."""
