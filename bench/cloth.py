@@ -18,13 +18,12 @@ as our particles do not spin.
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
 import pymunk
 
-from bench.measure import SceneResult, median_frame_ms
+from bench.measure import SceneResult, measure_drawing, median_frame_ms
 from components import Stores
 from game.level.load import validate
 from game.simulation import Simulation
@@ -129,15 +128,3 @@ def run(frames: int) -> SceneResult:
         sim.close()
     pymunk_ms = median_frame_ms(lambda: space.step(FRAME_DT), frames)
     return SceneResult("cloth", params, ms, pymunk_ms, draw_ms)
-
-
-def measure_drawing(sim: Simulation, frames: int) -> float | None:
-    """Median CPU ms to draw the sheet (one textured mesh) offscreen, or None without a GL context."""
-    try:
-        from game.offscreen import Offscreen
-        from game.session import Session
-
-        return Offscreen(Session(sim)).draw_cpu_ms(frames)
-    except Exception as error:  # no EGL/GL here: physics figures still stand
-        print(f"bench: drawing not measured ({error})", file=sys.stderr)
-        return None

@@ -11,10 +11,14 @@ or a garbage collection, and a mean would report the neighbour's load.
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from game.simulation import Simulation
 
 WARMUP_FRAMES = 20
 """Frames stepped before timing starts; the first one alone can take 250 ms of numba cache loading."""
@@ -33,6 +37,18 @@ def median_frame_ms(step: Callable[[], None], frames: int, warmup: int = WARMUP_
         step()
         times.append((time.perf_counter() - started) * 1e3)
     return statistics.median(times)
+
+
+def measure_drawing(sim: Simulation, frames: int) -> float | None:
+    """Median CPU ms to draw ``sim`` offscreen (``frames`` stepped frames), or None without a GL context."""
+    try:
+        from game.offscreen import Offscreen
+        from game.session import Session
+
+        return Offscreen(Session(sim)).draw_cpu_ms(frames)
+    except Exception as error:  # no EGL/GL here: physics figures still stand
+        print(f"bench: drawing not measured ({error})", file=sys.stderr)
+        return None
 
 
 @dataclass(frozen=True)

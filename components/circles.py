@@ -47,6 +47,8 @@ class Broadphase:
     order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
     cell_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     count: int = 0
+    fresh: bool = False
+    """Whether the grid was binned at this substep's positions (the sweep needs it then)."""
     pair_i: np.ndarray = field(default_factory=lambda: np.zeros(1024, dtype=np.uint32))
     pair_j: np.ndarray = field(default_factory=lambda: np.zeros(1024, dtype=np.uint32))
     pair_count: int = 0

@@ -10,6 +10,7 @@ from components import Broadphase, ParticleStore
 from systems import world
 from systems.kernels.grid import bin_particles, find_pairs
 from systems.kernels.measure import longest_move
+from systems.kernels.sweep import any_fast_circle
 from systems.schedule import Stage, Step, System
 
 MARGIN_RATIO = 0.5
@@ -107,12 +108,13 @@ def rebuild(
 
 
 class BroadphaseSystem(System):
-    """Bins the particles into the grid every substep; lists the pairs again when the list went stale.
+    """Bins the particles into the grid when this substep needs it, at most once.
 
-    The sweep needs the grid of this substep's positions; the pair list
-    only needs renewing once something moved half the margin, which a
-    settled pile takes many substeps to do. Worlds without circles skip it
-    all: cloth points never collide with each other.
+    Two things read the grid: a new pair list, needed once something moved
+    half the margin (a settled pile takes many substeps to), and the sweep,
+    needed when some circle moved more than its radius. When neither is
+    due, the grid is left as it was and ``fresh`` says so. Worlds without
+    circles skip it all: cloth points never collide with each other.
     """
 
     name = "broadphase"
@@ -123,10 +125,18 @@ class BroadphaseSystem(System):
         stores = world.stores()
         broadphase = stores.broadphase
         particles = stores.particles
+        broadphase.fresh = False
         if particles.circles == 0:
             broadphase.pair_count = 0
             broadphase.count = 0
             return
-        bin_grid(broadphase, particles, world.settings().walls)
-        if pairs_are_stale(broadphase, particles):
+        n = particles.count
+        stale = pairs_are_stale(broadphase, particles)
+        fast = any_fast_circle(
+            particles.pos[:n], particles.prev[:n], particles.radius[:n], particles.kind[:n]
+        )
+        if stale or fast:
+            bin_grid(broadphase, particles, world.settings().walls)
+            broadphase.fresh = True
+        if stale:
             list_pairs(broadphase, particles)

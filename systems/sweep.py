@@ -17,8 +17,8 @@ class SweepSystem(System):
     def process(self, step: Step) -> None:
         stores = world.stores()
         broadphase = stores.broadphase
-        if broadphase.count == 0:
-            return
+        if not broadphase.fresh:
+            return  # the broadphase saw no circle fast enough to sweep
         particles = stores.particles
         n = particles.count
         sweep_fast_circles(

@@ -20,7 +20,7 @@ from systems.kernels.fields import blast, push_radially
 from systems.kernels.grid import bin_particles, find_pairs
 from systems.kernels.measure import deepest_overlap, longest_move
 from systems.kernels.pins import place_pins
-from systems.kernels.sweep import sweep_fast_circles
+from systems.kernels.sweep import any_fast_circle, sweep_fast_circles
 from systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
 from systems.kernels.verlet import integrate
 
@@ -73,6 +73,7 @@ def warm_kernels() -> None:
     sweep_fast_circles(
         pos, prev, inv_mass, radius, kind, cell_of, -100.0, -100.0, 100.0, 2, 2, cell_start, order, 2.0
     )
+    any_fast_circle(pos, prev, radius, kind)
     collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)
     deepest_overlap(pos, radius, pair_i[:1], pair_j[:1])
     longest_move(pos, prev)

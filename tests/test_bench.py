@@ -11,12 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pymunk
 import pytest
 
-from bench import cloth
+from bench import balls, cloth
 from bench import run as bench_run
 from bench.measure import SceneResult
+from game.level.load import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,22 +46,43 @@ def test_bench_json_lists_the_contract_keys_with_consistent_figures() -> None:
     assert result["ratio"] == pytest.approx(result["pymunk_ms"] / result["ms"])
 
 
+def test_balls_json_has_a_contract_row_per_size_from_1k_to_20k() -> None:
+    done = _cli("game", "bench", "balls", "--json", "--frames", "2")
+
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    assert [r["scene"] for r in results] == ["balls_1k", "balls_2k", "balls", "balls_20k"]
+    for result in results:
+        assert set(result) == {"scene", "params", "ms", "pymunk_ms", "ratio", "draw_ms"}
+        assert result["ms"] > 0
+        assert result["pymunk_ms"] > 0
+        assert result["ratio"] == pytest.approx(result["pymunk_ms"] / result["ms"])
+        assert result["draw_ms"] is None or result["draw_ms"] > 0
+        params = result["params"]
+        assert params["width"] == 1280  # every size in a box as wide as the window
+        assert (params["radius"], params["substeps"], params["iterations"]) == (5.0, 6, 2)
+        # a two-frame run settles for ten frames, not the full two seconds
+        assert (params["frames"], params["pymunk_frames"], params["settle_frames"]) == (2, 2, 10)
+    assert [r["params"]["circles"] for r in results] == [1000, 2000, 6000, 20000]
+    assert [r["params"]["height"] for r in results] == [720, 720, 720, 1760]
+
+
 def test_unknown_scene_exits_1_naming_the_available_ones_and_a_close_match(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert bench_run.run_scenes(["clth"]) == 1
 
     err = capsys.readouterr().err
-    assert "unknown scene 'clth'; available: cloth" in err
+    assert "unknown scene 'clth'; available: cloth, balls" in err
     assert "did you mean 'cloth'?" in err
 
 
 def test_scene_not_available_yet_exits_1_saying_so(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bench_run.run_scenes(["balls"]) == 1
+    assert bench_run.run_scenes(["pyramid"]) == 1
 
     err = capsys.readouterr().err
-    assert "scene 'balls' is not available yet" in err
-    assert "available: cloth" in err
+    assert "scene 'pyramid' is not available yet" in err
+    assert "available: cloth, balls" in err
 
 
 def test_python_m_bench_reports_problems_like_the_game_cli() -> None:
@@ -71,20 +94,25 @@ def test_python_m_bench_reports_problems_like_the_game_cli() -> None:
     assert done.stdout == ""
 
 
-def test_running_every_scene_skips_the_planned_ones(
+def test_running_every_scene_skips_the_planned_ones_and_lists_every_row_of_a_scene(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ran = []
 
     def fake_cloth(frames: int) -> SceneResult:
-        ran.append(frames)
+        ran.append(("cloth", frames))
         return SceneResult("cloth", {"cols": 2}, 1.0, 4.0)
 
+    def fake_balls(frames: int) -> list[SceneResult]:
+        ran.append(("balls", frames))
+        return [SceneResult("balls_1k", {"circles": 1000}, 0.5, 5.0), SceneResult("balls", {}, 2.0, 40.0)]
+
     monkeypatch.setitem(bench_run.SCENES, "cloth", fake_cloth)
+    monkeypatch.setitem(bench_run.SCENES, "balls", fake_balls)
 
     assert bench_run.run_scenes([], frames=3, as_json=True) == 0
-    assert ran == [3]
-    assert [r["scene"] for r in json.loads(capsys.readouterr().out)] == ["cloth"]
+    assert ran == [("cloth", 3), ("balls", 3)]
+    assert [r["scene"] for r in json.loads(capsys.readouterr().out)] == ["cloth", "balls_1k", "balls"]
 
 
 def test_table_aligns_columns_and_shows_a_dash_without_pymunk() -> None:
@@ -125,3 +153,69 @@ def test_pymunk_twin_has_the_same_points_threads_and_pins_as_ours() -> None:
     assert len(static) == stores.pins.count == 21
     assert space.iterations == 20
     assert space.damping ** (1 / 60) == pytest.approx(0.99)
+
+
+def test_pymunk_balls_twin_has_our_circles_where_ours_are_inside_the_same_walls() -> None:
+    sim = balls.build_ours(1000)
+    try:
+        particles = sim.stores.particles
+        ours = particles.pos[: particles.count].copy()
+        radii = particles.radius[: particles.count].copy()
+        settings = sim.settings
+        space = balls.build_pymunk(sim.stores, settings.bounds)
+    finally:
+        sim.close()
+
+    assert len(space.bodies) == len(ours) == 1000
+    circles = [shape for shape in space.shapes if isinstance(shape, pymunk.Circle)]
+    walls = [shape for shape in space.shapes if isinstance(shape, pymunk.Segment)]
+    assert len(circles) == 1000
+    assert len(walls) == 4
+    assert [circle.body for circle in circles] == space.bodies
+    assert np.array_equal([circle.radius for circle in circles], radii)
+    assert np.array_equal([body.position for body in space.bodies], ours)
+    assert {body.mass for body in space.bodies} == {1.0}  # radius 5 weighs 1, as ours
+    # pymunk multiplies elasticities: circle on wall = our wall restitution
+    assert {circle.elasticity * wall.elasticity for circle in circles for wall in walls} == {
+        settings.restitution
+    }
+    assert {shape.friction for shape in space.shapes} == {settings.friction}
+    left, bottom, right, top = settings.bounds
+    for edge in [((left + right) / 2, bottom), ((left + right) / 2, top), (left, 360.0), (right, 360.0)]:
+        touching = [wall for wall in walls if wall.point_query(edge).distance == pytest.approx(0.0)]
+        assert len(touching) == 1, f"the walls' inner faces should meet at {edge}"
+    assert space.iterations == settings.iterations == 2
+    assert tuple(space.gravity) == settings.gravity
+    assert space.damping ** (1 / 60) == pytest.approx(settings.damping)
+
+
+def test_both_piles_of_1000_circles_settle_to_the_same_height_within_a_pixel() -> None:
+    sim = balls.build_ours(1000)
+    try:
+        start = sim.positions()[:, 1].mean()
+        space = balls.build_pymunk(sim.stores, sim.settings.bounds)
+        sim.step(30)
+        ours = sim.positions()[:, 1].mean()
+    finally:
+        sim.close()
+    for _ in range(30):
+        balls.step_pymunk(space)
+    theirs = np.mean([body.position.y for body in space.bodies])
+
+    assert ours < start - 5.0  # the lattice fell into a pile
+    assert abs(ours - theirs) < 1.0
+
+
+def test_twenty_thousand_circles_get_a_taller_box_of_the_same_width() -> None:
+    assert balls.container(6000) == (0.0, 0.0, 1280.0, 720.0)
+    left, bottom, right, top = balls.container(20000)
+    assert (left, bottom, right) == (0.0, 0.0, 1280.0)
+    assert top > 720.0
+    validate(balls.level(20000), ROOT / "bench" / "balls.py")  # the level's own check that they fit
+
+
+def test_pymunk_is_timed_over_fewer_frames_when_they_would_exceed_the_budget() -> None:
+    assert balls.frames_within(20.0, 50.0, 240) == 240
+    assert balls.frames_within(20.0, 500.0, 240) == 40
+    assert balls.frames_within(1.0, 5000.0, 240) == balls.MIN_TIMED_FRAMES
+    assert balls.frames_within(1.0, 5000.0, 2) == 2

@@ -12,6 +12,24 @@ CIRCLE = 1  # ParticleKind.CIRCLE
 
 
 @numba.njit(cache=True)
+def any_fast_circle(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+) -> bool:
+    """Whether some circle moved more than its radius this step: only then is there anything to sweep."""
+    for k in range(pos.shape[0]):
+        if kind[k] != CIRCLE:
+            continue
+        dx = pos[k, 0] - prev[k, 0]
+        dy = pos[k, 1] - prev[k, 1]
+        if dx * dx + dy * dy > radius[k] * radius[k]:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
 def sweep_fast_circles(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
