@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from components import Stores
 from systems import world
 from systems.kernels.pins import place_pins
@@ -49,9 +47,6 @@ class PinSystem(System):
     stage = Stage.SUBSTEP
     after = ("integrate",)
 
-    def __init__(self) -> None:
-        self._goal = np.zeros((0, 2))
-
     def process(self, step: Step) -> None:
         stores = world.stores()
         pins = stores.pins
@@ -59,21 +54,15 @@ class PinSystem(System):
         if n == 0:
             return
         particles = stores.particles
-        if step.substep == 0:
-            start = pins.start[:n]
-            start[:] = particles.pos[pins.index[:n]]
-            # this frame's goal: the anchor, or as far towards it as a gliding pin may go in a frame
-            ahead = pins.anchor[:n] - start
-            distance = np.sqrt(np.einsum("ij,ij->i", ahead, ahead))
-            reach = np.where(pins.glide[:n], GLIDE_SPEED * step.dt * step.substeps, np.inf)
-            share = np.minimum(1.0, reach / np.maximum(distance, 1e-12))
-            self._goal = start + ahead * share[:, None]
         place_pins(
             particles.pos,
             particles.prev,
             pins.index[:n],
             pins.start[:n],
-            self._goal,
+            pins.anchor[:n],
+            pins.glide[:n],
+            GLIDE_SPEED * step.dt * step.substeps,  # px a gliding pin may travel this frame
+            step.substep == 0,
             step.substep / step.substeps,
             (step.substep + 1) / step.substeps,
         )

@@ -36,7 +36,18 @@ def warm_kernels() -> None:
     rest = np.array([10.0])
     alive = np.ones(1, dtype=np.bool_)
     integrate(pos, prev, inv_mass, 0.0, -1.0, 1.0, 0.0, 0.1, 0.0, 0.99, 1.0 / 60.0)
-    place_pins(pos, prev, np.array([0], dtype=np.int64), pos[:1].copy(), pos[:1].copy(), 0.0, 1.0)
+    place_pins(
+        pos,
+        prev,
+        np.array([0], dtype=np.int64),
+        pos[:1].copy(),
+        pos[:1].copy(),
+        np.ones(1, np.bool_),
+        5.0,
+        True,
+        0.0,
+        1.0,
+    )
     relax_rigid_distances(pos, inv_mass, i, j, rest, alive)
     relax_distances(
         pos, inv_mass, i, j, rest, np.zeros(1), np.zeros(1), alive, np.zeros(1, dtype=np.uint8), 0.1

@@ -24,7 +24,7 @@ from support.worlds import simulate
 from components import ParticleKind
 from game.level.schema import rgba
 from game.offscreen import Offscreen
-from game.render import WALL_THICKNESS, wall_color
+from game.overlays import WALL_THICKNESS, wall_color
 from game.session import Session
 from game.simulation import Simulation
 from game.tools import MAX_SWING

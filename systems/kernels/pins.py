@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 import numpy.typing as npt
@@ -14,19 +16,36 @@ def place_pins(
     index: npt.NDArray[np.int64],
     start: npt.NDArray[np.float64],
     anchor: npt.NDArray[np.float64],
+    glide: npt.NDArray[np.bool_],
+    glide_reach: float,
+    first_substep: bool,
     t_before: float,
     t_after: float,
 ) -> None:
-    """Put each pinned particle at ``start + (anchor - start) * t_after``.
+    """Move each pinned particle along the line from ``start`` to this frame's goal.
 
-    ``prev`` goes to the same line at ``t_before``, so a grabbed point moves
-    in even steps across the substeps of a frame and carries the cursor's
-    velocity when it is let go. Shapes: ``pos``, ``prev`` ``(N, 2)``;
-    ``index`` ``(P,)``; ``start``, ``anchor`` ``(P, 2)``.
+    On the first substep of a frame, ``start`` becomes where the particle
+    is. The goal is the anchor, or for a gliding pin at most
+    ``glide_reach`` px towards it. The particle goes to
+    ``start + (goal - start) * t_after`` and ``prev`` to the same line at
+    ``t_before``, so a grabbed point moves in even steps across the
+    substeps and carries the cursor's velocity when it is let go.
+    Shapes: ``pos``, ``prev`` ``(N, 2)``; ``index``, ``glide`` ``(P,)``;
+    ``start``, ``anchor`` ``(P, 2)``.
     """
     for p in range(index.shape[0]):
         k = index[p]
-        for axis in range(2):
-            delta = anchor[p, axis] - start[p, axis]
-            prev[k, axis] = start[p, axis] + delta * t_before
-            pos[k, axis] = start[p, axis] + delta * t_after
+        if first_substep:
+            start[p, 0] = pos[k, 0]
+            start[p, 1] = pos[k, 1]
+        dx = anchor[p, 0] - start[p, 0]
+        dy = anchor[p, 1] - start[p, 1]
+        if glide[p]:
+            distance = math.sqrt(dx * dx + dy * dy)
+            if distance > glide_reach:
+                dx *= glide_reach / distance
+                dy *= glide_reach / distance
+        prev[k, 0] = start[p, 0] + dx * t_before
+        prev[k, 1] = start[p, 1] + dy * t_before
+        pos[k, 0] = start[p, 0] + dx * t_after
+        pos[k, 1] = start[p, 1] + dy * t_after
