@@ -38,3 +38,26 @@ def test_schema_avoids_forms_toml_editors_ignore() -> None:
 def test_every_built_in_level_points_editors_at_the_schema() -> None:
     for level in LEVELS_DIR.glob("*.toml"):
         assert level.read_text().startswith("#:schema ./level.schema.json\n"), level.name
+
+
+def toml_examples(markdown: str) -> list[str]:
+    """The ```toml blocks of a markdown text."""
+    return [block.split("```", 1)[0] for block in markdown.split("```toml\n")[1:]]
+
+
+def test_the_level_examples_in_the_docs_are_valid_levels(tmp_path) -> None:
+    import shutil
+
+    from game.level.load import load_level
+
+    shutil.copytree(
+        LEVELS_DIR / "textures", tmp_path / "textures"
+    )  # examples name textures relative to the file
+    examples = toml_examples(DOCS_PATH.read_text()) + toml_examples(
+        (LEVELS_DIR.parent / "README.md").read_text()
+    )
+    assert len(examples) >= 2
+    for k, text in enumerate(examples):
+        path = tmp_path / f"example{k}.toml"
+        path.write_text(text)
+        load_level(path)  # raises LevelError, naming the key, if the docs drifted from the schema
