@@ -116,7 +116,7 @@ class Simulation:
             return False
         if path[0] == "world":
             settings = self.settings
-            fresh = world_settings(self.level.model.world, settings.min_spacing, settings.circles)
+            fresh = world_settings(self.level.model)
             fresh.wall_offset, fresh.wall_velocity = settings.wall_offset, settings.wall_velocity
             vars(settings).update(vars(fresh))
             return False

@@ -24,17 +24,29 @@ from components import (
     WorldSettings,
 )
 from game.level.load import LoadedLevel
-from game.level.schema import BallsTable, ClothTable, Level, WorldTable, rgba
+from game.level.schema import BallsTable, ClothTable, Level, rgba
 from systems.balls import add_circles, packed_centers
 from systems.cloth import build_cloth
 
+CIRCLE_ITERATIONS = 2
+"""Iterations of a level of circles without cloth that does not set them: contacts need few."""
 
-def world_settings(table: WorldTable, min_spacing: float, circles: bool) -> WorldSettings:
-    """The ``WorldSettings`` a ``[world]`` table describes (``circles``: the level can hold circles)."""
+
+def world_settings(model: Level) -> WorldSettings:
+    """The ``WorldSettings`` of a level: its ``[world]`` table, and what its bodies imply.
+
+    Iterations default to 20 (cloth needs them to be stiff), but to 2 in a
+    level of circles alone; automatic substeps depend on the finest cloth
+    spacing and on whether circles can appear.
+    """
+    table = model.world
+    iterations = table.iterations
+    if "iterations" not in table.model_fields_set and model.balls and not model.cloth:
+        iterations = CIRCLE_ITERATIONS
     return WorldSettings(
         gravity=(table.gravity[0], table.gravity[1]),
         damping=table.damping,
-        iterations=table.iterations,
+        iterations=iterations,
         substeps=0 if table.substeps == "auto" else table.substeps,
         bounds=(table.bounds[0], table.bounds[1], table.bounds[2], table.bounds[3]),
         floor_friction=table.floor_friction,
@@ -44,8 +56,8 @@ def world_settings(table: WorldTable, min_spacing: float, circles: bool) -> Worl
             direction=math.radians(table.wind.direction_deg),
             gust=table.wind.gust,
         ),
-        min_spacing=min_spacing,
-        circles=circles,
+        min_spacing=min((cloth.spacing for cloth in model.cloth), default=math.inf),
+        circles=has_circles(model),
         restitution=table.restitution,
         friction=table.friction,
         max_circles=table.max_circles,
@@ -83,9 +95,7 @@ def build_world(level: LoadedLevel) -> int:
     """Fill the active esper world with the level's bodies; return the cursor entity (tools' target)."""
     model = level.model
     stores = Stores()
-    spacings = [cloth.spacing for cloth in model.cloth]
-    settings = world_settings(model.world, min(spacings, default=math.inf), has_circles(model))
-    esper.create_entity(settings, Clock(), stores)
+    esper.create_entity(world_settings(model), Clock(), stores)
     for table in model.cloth:
         entity = esper.create_entity()
         cloth = build_cloth(
