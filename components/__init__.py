@@ -8,7 +8,8 @@ from components.cloth import Cloth, ClothLook, PinLayout
 from components.distances import DistanceMode, DistanceStore, ThreadKind
 from components.particles import ParticleKind, ParticleStore
 from components.pins import PinStore
-from components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Shake
+from components.softbody import CreatureLook, Legs, SoftBody
+from components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 from components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
 
 __all__ = [
@@ -20,17 +21,21 @@ __all__ = [
     "Clock",
     "Cloth",
     "ClothLook",
+    "CreatureLook",
     "CutStroke",
     "DistanceMode",
     "DistanceStore",
     "ForceField",
     "Grab",
+    "Legs",
     "ParticleKind",
     "ParticleStore",
     "PinLayout",
     "PinStore",
     "Pour",
+    "Press",
     "Shake",
+    "SoftBody",
     "Stores",
     "ThreadKind",
     "Wind",

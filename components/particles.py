@@ -18,10 +18,14 @@ class ParticleKind(IntEnum):
     ``CIRCLE``: a ball. Circles collide with circles and with points (so
     balls land on cloth), bounce off walls with restitution and slide with
     Coulomb friction.
+    ``RING``: a point of a soft body's skin. It collides like a circle of its
+    radius with everything but the particles of its own body, and meets
+    walls as a point does.
     """
 
     POINT = 0
     CIRCLE = 1
+    RING = 2
 
 
 class ParticleStore:
@@ -49,7 +53,9 @@ class ParticleStore:
         self.owner = np.zeros(capacity, dtype=np.int64)
         self.kind = np.zeros(capacity, dtype=np.uint8)
         self.circles = 0
-        """How many particles are circles (the broadphase is skipped while there are none)."""
+        """How many particles are circles."""
+        self.rings = 0
+        """How many are soft-body skin points (with the circles: the broadphase is skipped without any)."""
         self.max_radius = 0.0
         """The largest radius of any particle: the broadphase sizes its cells by it."""
 
@@ -79,6 +85,8 @@ class ParticleStore:
         self.count = end
         if kind == ParticleKind.CIRCLE:
             self.circles += n
+        elif kind == ParticleKind.RING:
+            self.rings += n
         if n:
             self.max_radius = max(self.max_radius, float(np.max(self.radius[start:end])))
         return range(start, end)

@@ -77,3 +77,12 @@ class Shake:
     frequency: float = 5.0
     phase: float = 0.0
     """Seconds the walls have been shaking: they start and stop at rest."""
+
+
+@dataclass
+class Press:
+    """A finger pressed into soft bodies: skin points within ``reach`` px of ``center`` are pushed out."""
+
+    active: bool = False
+    center: tuple[float, float] = (0.0, 0.0)
+    reach: float = 100.0

@@ -13,6 +13,7 @@ from typing import Any
 from game.level.problems import LevelError
 from game.simulation import Simulation
 from game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
+from systems.softbody import poke_all
 
 KEYS = {
     "SPACE": "pause or resume",
@@ -23,6 +24,7 @@ KEYS = {
     "H": "this help",
     "P": "tuning panel",
     "LEFT RIGHT": "tilt gravity (levels with the tilt tool)",
+    "ENTER": "poke every creature on the head",
     "ESCAPE": "quit",
 }
 """Every key the session or the window answers, with what it does (the help overlay lists these)."""
@@ -148,6 +150,9 @@ class Session:
             self.show_help = not self.show_help
         elif key == "P":
             self.show_panel = not self.show_panel
+        elif key == "ENTER":
+            self.sim.activate()
+            poke_all()
         elif key in ("LEFT", "RIGHT") and "tilt" in self.tools:
             tilt(self, TILT_STEP_DEG if key == "RIGHT" else -TILT_STEP_DEG)
         else:

@@ -12,7 +12,7 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import Balls, Cloth, Stores, WorldSettings
+from components import Balls, Cloth, SoftBody, Stores, WorldSettings
 from game.level.build import build_world, cloth_look, cloths, has_circles, pin_layout, world_settings
 from game.level.load import LoadedLevel, load_level, parse_key
 from systems import world
@@ -165,12 +165,17 @@ class Simulation:
         """The level's title."""
         return self.level.model.level.name
 
-    def bodies(self) -> list[tuple[int, Cloth | Balls]]:
-        """Every named body (sheets, then ball sets), each in creation order."""
+    def bodies(self) -> list[tuple[int, Cloth | Balls | SoftBody]]:
+        """Every named body (sheets, ball sets, then creatures), each in creation order."""
         self.activate()
-        return [*cloths(), *sorted(esper.get_component(Balls), key=lambda item: item[0])]
+        by_id = lambda item: item[0]  # noqa: E731
+        return [
+            *cloths(),
+            *sorted(esper.get_component(Balls), key=by_id),
+            *sorted(esper.get_component(SoftBody), key=by_id),
+        ]
 
-    def body(self, name: str) -> tuple[int, Cloth | Balls]:
+    def body(self, name: str) -> tuple[int, Cloth | Balls | SoftBody]:
         """The entity and component of the body called ``name``."""
         for entity, body in self.bodies():
             if body.name == name:
@@ -183,6 +188,8 @@ class Simulation:
         entity, body = self.body(name)
         if isinstance(body, Cloth):
             return np.arange(body.particles.start, body.particles.stop)
+        if isinstance(body, SoftBody):
+            return body.particles
         particles = self.stores.particles
         return np.flatnonzero(particles.owner[: particles.count] == entity)
 
@@ -229,6 +236,12 @@ class Simulation:
             index = self.indices(body.name)
             if isinstance(body, Cloth):
                 bodies[body.name] = {"kind": "cloth", "positions": particles.pos[index].tolist()}
+            elif isinstance(body, SoftBody):
+                bodies[body.name] = {
+                    "kind": "creature",
+                    "positions": particles.pos[index].tolist(),
+                    "pressed": body.pressed,
+                }
             else:
                 bodies[body.name] = {
                     "kind": "balls",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import esper
 
-from components import Blasts, CutStroke, ForceField, Grab, Pour, Shake
+from components import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 
 if TYPE_CHECKING:
     from game.session import Session
@@ -243,6 +243,24 @@ class TiltTool(Tool):
             tilt(session, dx * TILT_DEG_PER_PX)
 
 
+class PressTool(Tool):
+    """Press and drag: a finger 100 px wide squashes soft bodies; let go and they spring back."""
+
+    name = "press"
+    hotkey = "0"
+    summary = "press and drag: squash a creature (Enter pokes every creature)"
+
+    def press(self, session: Session, x: float, y: float) -> None:
+        finger = cursor(session, Press)
+        finger.active, finger.center = True, (x, y)
+
+    def drag(self, session: Session, x: float, y: float, dx: float, dy: float) -> None:
+        cursor(session, Press).center = (x, y)
+
+    def release(self, session: Session, x: float, y: float) -> None:
+        cursor(session, Press).active = False
+
+
 TOOLS: dict[str, type[Tool]] = {
     tool.name: tool
     for tool in (
@@ -255,6 +273,7 @@ TOOLS: dict[str, type[Tool]] = {
         ExplodeTool,
         ShakeTool,
         TiltTool,
+        PressTool,
     )
 }
 """Every tool by name, in hotkey order."""

@@ -66,6 +66,7 @@ def list_pairs(broadphase: Broadphase, particles: ParticleStore) -> None:
             particles.pos[:n],
             particles.radius[:n],
             particles.kind[:n],
+            particles.owner[:n],
             broadphase.cols,
             broadphase.rows,
             broadphase.cell_start,
@@ -114,7 +115,7 @@ class BroadphaseSystem(System):
     half the margin (a settled pile takes many substeps to), and the sweep,
     needed when some circle moved more than its radius. When neither is
     due, the grid is left as it was and ``fresh`` says so. Worlds without
-    circles skip it all: cloth points never collide with each other.
+    circles or soft bodies skip it all: cloth points never collide with each other.
     """
 
     name = "broadphase"
@@ -126,7 +127,7 @@ class BroadphaseSystem(System):
         broadphase = stores.broadphase
         particles = stores.particles
         broadphase.fresh = False
-        if particles.circles == 0:
+        if particles.circles == 0 and particles.rings == 0:
             broadphase.pair_count = 0
             broadphase.count = 0
             return

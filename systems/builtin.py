@@ -15,6 +15,7 @@ from systems.pins import PinSystem
 from systems.relax import DistanceSystem
 from systems.schedule import Schedule, System
 from systems.shake import ShakeSystem
+from systems.softbody import LegsSystem, PerimeterSystem, PressureSystem, UprightSystem
 from systems.sweep import SweepSystem
 from systems.tear import TearSystem
 
@@ -33,10 +34,14 @@ def builtin_systems() -> list[System]:
         BroadphaseSystem(),
         SweepSystem(),
         DistanceSystem(),
+        PressureSystem(),
         BoundsSystem(),
         CollisionSystem(),
+        PerimeterSystem(),
         ContainSystem(),
         TearSystem(),
+        UprightSystem(),
+        LegsSystem(),
         MetricsSystem(),
     ]
 

@@ -70,6 +70,7 @@ def warm_kernels() -> None:
         pos,
         radius,
         kind,
+        np.zeros(2, dtype=np.int64),
         2,
         2,
         cell_start,

@@ -29,9 +29,9 @@ def test_built_in_order_reads_top_to_bottom() -> None:
     schedule = default_schedule()
     assert schedule.names(Stage.FRAME_START) == ["grab", "cut", "blasts", "pour"]
     assert schedule.names(Stage.SUBSTEP) == ["shake", "integrate", "pins", "fields", "broadphase", "sweep"]
-    assert schedule.names(Stage.ITERATION) == ["distances", "bounds", "collisions"]
-    assert schedule.names(Stage.SUBSTEP_END) == ["contain", "tear"]
-    assert schedule.names(Stage.FRAME_END) == ["metrics"]
+    assert schedule.names(Stage.ITERATION) == ["distances", "pressure", "bounds", "collisions"]
+    assert schedule.names(Stage.SUBSTEP_END) == ["perimeter", "legs", "contain", "tear"]
+    assert schedule.names(Stage.FRAME_END) == ["upright", "metrics"]
 
 
 def test_custom_systems_go_where_before_and_after_say() -> None:
@@ -40,7 +40,7 @@ def test_custom_systems_go_where_before_and_after_say() -> None:
     schedule.add(recorder("springs", Stage.ITERATION, after=("distances",), before=("bounds",)))
     schedule.add(recorder("last", Stage.ITERATION))
     assert schedule.names(Stage.SUBSTEP)[:3] == ["shake", "gust", "integrate"]
-    assert schedule.names(Stage.ITERATION) == ["distances", "springs", "bounds", "collisions", "last"]
+    assert schedule.names(Stage.ITERATION) == ["distances", "pressure", "springs", "bounds", "collisions", "last"]
 
 
 def test_impossible_placement_and_duplicate_names_are_refused() -> None:

@@ -13,20 +13,24 @@ from components import (
     Clock,
     Cloth,
     ClothLook,
+    CreatureLook,
     CutStroke,
     ForceField,
     Grab,
     PinLayout,
     Pour,
+    Press,
     Shake,
+    SoftBody,
     Stores,
     Wind,
     WorldSettings,
 )
 from game.level.load import LoadedLevel
-from game.level.schema import BallsTable, ClothTable, Level, rgba
+from game.level.schema import BallsTable, ClothTable, CreatureTable, Level, rgba
 from systems.balls import add_circles, packed_centers
 from systems.cloth import build_cloth
+from systems.softbody import build_creature
 
 CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""
@@ -118,6 +122,9 @@ def build_world(level: LoadedLevel) -> int:
         esper.add_component(entity, cloth)
     for table in model.balls:
         build_balls(stores, esper.create_entity(Balls(name=table.name)), table)
+    for table in model.creature:
+        entity = esper.create_entity()
+        esper.add_component(entity, creature(stores, entity, table))
     tools = model.tools
     return esper.create_entity(
         Grab(),
@@ -126,16 +133,45 @@ def build_world(level: LoadedLevel) -> int:
         Blasts(),
         Pour(rng=np.random.default_rng(tools.seed)),
         Shake(),
+        Press(),
+    )
+
+
+def creature(stores: Stores, entity: int, table: CreatureTable) -> SoftBody:
+    """The creature a ``[[creature]]`` table describes, its particles added to the stores."""
+    return build_creature(
+        stores,
+        entity,
+        name=table.name,
+        center=(table.center[0], table.center[1]),
+        radius=table.radius,
+        points=table.points,
+        rotation=math.radians(table.rotation_deg),
+        pressure=table.pressure,
+        upright=table.upright,
+        look=CreatureLook(
+            body=rgba(table.body_color),
+            shade=rgba(table.shade_color),
+            outline=rgba(table.outline_color),
+            cheeks=rgba(table.cheek_color),
+        ),
     )
 
 
 def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:
-    """Add a ``[[balls]]`` set's circles, packed into its region, sizes drawn from its seed."""
+    """Add a ``[[balls]]`` set's circles: at its positions, or packed into its region; sizes from its seed."""
     rng = np.random.default_rng(table.seed)
     low, high = table.radius
-    radii = rng.uniform(low, high, table.count)
-    region = (table.region[0], table.region[1], table.region[2], table.region[3])
-    add_circles(stores, entity, packed_centers(table.count, high, region, rng), radii)
+    count = len(table.positions) or table.count
+    radii = rng.uniform(low, high, count)
+    if table.positions:
+        centers = np.array(table.positions, dtype=np.float64).reshape(-1, 2)
+    else:
+        region = (table.region[0], table.region[1], table.region[2], table.region[3])
+        centers = packed_centers(count, high, region, rng)
+    added = add_circles(stores, entity, centers, radii)
+    if table.fixed:
+        stores.particles.inv_mass[added.start : added.stop] = 0.0
 
 
 def cloths() -> list[tuple[int, Cloth]]:

@@ -21,8 +21,8 @@ PATTERNS = ("gingham", "stripes", "checker", "plaid")
 
 PIN_LAYOUTS = ("every", "ends", "top", "list", "none")
 
-TOOLS = ("drag", "cut", "wind", "pour", "attract", "repel", "explode", "shake", "tilt")
-"""Every input tool, in hotkey order (1 to 9)."""
+TOOLS = ("drag", "cut", "wind", "pour", "attract", "repel", "explode", "shake", "tilt", "press")
+"""Every input tool, in hotkey order (1 to 9, then 0)."""
 
 TUNABLES = (
     "gravity",
@@ -318,12 +318,20 @@ class BallsTable(Table):
     seed: int = Field(
         1, ge=0, description="Seed of the sizes and of the small jitter of the starting lattice."
     )
+    positions: list[Vec2] = Field(
+        [],
+        max_length=50000,
+        description="Centres [[x, y], ...], px, instead of count and region: one circle at each.",
+    )
+    fixed: bool = Field(False, description="Whether the circles never move: obstacles for everything else.")
 
     @model_validator(mode="after")
     def _fits(self) -> BallsTable:
         low, high = self.radius
         if low > high:
             raise AtKey("radius", f"expected [min, max] with min <= max, got {self.radius}")
+        if self.positions:
+            return self
         left, bottom, right, top = self.region
         if right - left < 2 * high or top - bottom < 2 * high:
             raise AtKey(
@@ -336,6 +344,34 @@ class BallsTable(Table):
                 f"expected at most {room} circles of radius {high} in region {self.region}, got {self.count}",
             )
         return self
+
+
+class CreatureTable(Table):
+    """A round creature with four short legs: a ring of points kept inflated by pressure."""
+
+    name: str = Field("creature", description="Name of the creature in state files.")
+    center: Vec2 = Field([640.0, 200.0], description="Where its body's centre starts [x, y], px.")
+    radius: float = Field(60.0, ge=15.0, le=300.0, description="Radius of the body as built, px.")
+    points: int = Field(16, ge=8, le=64, description="Points in the body's ring.")
+    rotation_deg: float = Field(
+        0.0,
+        ge=-360.0,
+        le=360.0,
+        description="How it starts turned, degrees counter-clockwise (180: upside down).",
+    )
+    pressure: float = Field(
+        0.2,
+        gt=0.0,
+        le=1.0,
+        description="Share of the area deficit pushed outward each iteration: how hard it is inflated.",
+    )
+    upright: float = Field(
+        0.04, ge=0.0, le=1.0, description="Share of its tilt it turns back towards upright each frame."
+    )
+    body_color: Color = Field("#f6b26b", description="Body colour.")
+    shade_color: Color = Field("#d68454", description="Colour of the shadow band along the lower right.")
+    outline_color: Color = Field("#3a262a", description="Outline, legs' outline and face colour.")
+    cheek_color: Color = Field("#f07878c8", description="Cheeks.")
 
 
 class ToolsTable(Table):
@@ -414,6 +450,7 @@ class Level(Table):
     world: WorldTable = Field(default_factory=WorldTable, description="See [world].")
     cloth: list[ClothTable] = Field([], description="Cloth sheets, each a [[cloth]] table.")
     balls: list[BallsTable] = Field([], description="Sets of circles, each a [[balls]] table.")
+    creature: list[CreatureTable] = Field([], description="Soft-body creatures, each a [[creature]] table.")
     tools: ToolsTable = Field(default_factory=ToolsTable, description="See [tools].")
     panel: PanelTable = Field(default_factory=PanelTable, description="See [panel].")
     view: ViewTable = Field(default_factory=ViewTable, description="See [view].")
@@ -423,6 +460,7 @@ class Level(Table):
         seen: set[str] = {"poured"}  # the set poured circles join
         bodies = [("cloth", k, body.name) for k, body in enumerate(self.cloth)]
         bodies += [("balls", k, body.name) for k, body in enumerate(self.balls)]
+        bodies += [("creature", k, body.name) for k, body in enumerate(self.creature)]
         for table, k, name in bodies:
             if name in seen:
                 raise AtKey(f"{table}.{k}.name", f"expected a name no other body uses, got {name!r}")
@@ -431,7 +469,7 @@ class Level(Table):
 
     @model_validator(mode="after")
     def _circles_fit_the_cap(self) -> Level:
-        total = sum(balls.count for balls in self.balls)
+        total = sum(len(balls.positions) or balls.count for balls in self.balls)
         if total > self.world.max_circles:
             raise AtKey(
                 "world.max_circles",

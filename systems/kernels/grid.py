@@ -7,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 CIRCLE = 1  # ParticleKind.CIRCLE
+RING = 2  # ParticleKind.RING
 
 
 @numba.njit(cache=True)
@@ -63,6 +64,7 @@ def find_pairs(
     pos: npt.NDArray[np.float64],
     radius: npt.NDArray[np.float64],
     kind: npt.NDArray[np.uint8],
+    owner: npt.NDArray[np.int64],
     cols: int,
     rows: int,
     cell_start: npt.NDArray[np.uint32],
@@ -76,8 +78,10 @@ def find_pairs(
 ) -> int:
     """List every pair that may touch into ``pair_i``/``pair_j``; return how many there are.
 
-    A pair may touch when one of the two is a circle and their gap is below
-    ``margin``. Each cell is paired with itself and with four of its eight
+    A pair may touch when their gap is below ``margin`` and one of the two
+    is a circle, or one is a soft body's skin point and the other belongs
+    to another body (cloth points never meet cloth points, nor a body its
+    own skin). Each cell is paired with itself and with four of its eight
     neighbours (right, and the three above), so every pair of neighbouring
     cells is visited once; with cells at least as wide as the largest
     reach this finds exactly the pairs an all-pairs check would.
@@ -101,7 +105,8 @@ def find_pairs(
                 ax = pos[a, 0]
                 ay = pos[a, 1]
                 a_reach = radius[a] + margin
-                a_circle = kind[a] == CIRCLE
+                a_kind = kind[a]
+                a_owner = owner[a]
                 # this cell (after a), then right, up-left, up and up-right
                 for step in range(5):
                     if step == 0:
@@ -116,8 +121,10 @@ def find_pairs(
                     first = slot + 1 if step == 0 else cell_start[n]
                     for other in range(first, cell_start[n + 1]):
                         b = order[other]
-                        if not a_circle and kind[b] != CIRCLE:
-                            continue  # two points: cloth never collides with itself
+                        b_kind = kind[b]
+                        skin = (a_kind == RING or b_kind == RING) and a_owner != owner[b]
+                        if a_kind != CIRCLE and b_kind != CIRCLE and not skin:
+                            continue
                         reach = a_reach + radius[b]
                         dx = ax - pos[b, 0]
                         dy = ay - pos[b, 1]

@@ -1,0 +1,307 @@
+"""Pressure soft bodies: a ring kept inflated, pressed by the cursor, its perimeter held, its legs placed."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+
+@numba.njit(cache=True)
+def ring_area(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> float:
+    """Area enclosed by the ring (shoelace formula), positive for counter-clockwise order."""
+    area = 0.0
+    m = ring.shape[0]
+    for k in range(m):
+        i = ring[k]
+        j = ring[(k + 1) % m]
+        area += pos[i, 0] * pos[j, 1] - pos[j, 0] * pos[i, 1]
+    return 0.5 * area
+
+
+@numba.njit(cache=True)
+def ring_perimeter(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> float:
+    """Length of the closed ring, px."""
+    total = 0.0
+    m = ring.shape[0]
+    for k in range(m):
+        i = ring[k]
+        j = ring[(k + 1) % m]
+        total += math.hypot(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1])
+    return total
+
+
+@numba.njit(cache=True)
+def relax_ring(
+    pos: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    ring: npt.NDArray[np.int64],
+    rest: float,
+    target_area: float,
+    pressure: float,
+) -> None:
+    """One Jacobi pass over a ring: pull-only edges and pressure, averaged at each point.
+
+    Every correction comes from the same positions and is applied at
+    once, each point moving by the mean of what its constraints ask, so
+    the result does not depend on the order of the points: a
+    Gauss-Seidel sweep round a ring twists it, and the body would roll.
+
+    - An edge longer than ``rest`` moves each end half the excess towards
+      the other; a shorter one asks nothing (squashing is free).
+    - Pressure moves each point ``pressure · (target - A) / P`` px along the
+      unit normal of the chord between its neighbours (moving every point
+      by ``d`` grows the shoelace area ``A`` by about ``d · P``). The target
+      is beyond what the ring's perimeter can enclose, so the push never
+      stops: the ring stays taut, and squashing it pushes harder.
+    """
+    m = ring.shape[0]
+    shift = np.zeros((m, 2))
+    votes = np.zeros(m)
+    for k in range(m):
+        kn = (k + 1) % m
+        a = ring[k]
+        b = ring[kn]
+        dx = pos[b, 0] - pos[a, 0]
+        dy = pos[b, 1] - pos[a, 1]
+        length = math.hypot(dx, dy)
+        if length > rest:
+            half = 0.5 * (length - rest) / length
+            shift[k, 0] += half * dx
+            shift[k, 1] += half * dy
+            shift[kn, 0] -= half * dx
+            shift[kn, 1] -= half * dy
+            votes[k] += 1.0
+            votes[kn] += 1.0
+    deficit = target_area - ring_area(pos, ring)
+    perimeter = ring_perimeter(pos, ring)
+    if deficit > 0.0 and perimeter > 1e-9:
+        push = pressure * deficit / perimeter
+        for k in range(m):
+            a = ring[(k - 1) % m]
+            b = ring[(k + 1) % m]
+            tx = pos[b, 0] - pos[a, 0]
+            ty = pos[b, 1] - pos[a, 1]
+            chord = math.hypot(tx, ty)
+            if chord > 1e-9:  # the chord turned a quarter clockwise: outward for a counter-clockwise ring
+                shift[k, 0] += push * ty / chord
+                shift[k, 1] -= push * tx / chord
+                votes[k] += 1.0
+    for k in range(m):
+        i = ring[k]
+        if votes[k] > 0.0 and inv_mass[i] > 0.0:
+            pos[i, 0] += shift[k, 0] / votes[k]
+            pos[i, 1] += shift[k, 1] / votes[k]
+
+
+@numba.njit(cache=True)
+def press_out(
+    pos: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    ring: npt.NDArray[np.int64],
+    cx: float,
+    cy: float,
+    reach: float,
+) -> bool:
+    """Push every ring point within ``reach`` px of (cx, cy) out to ``reach``; return whether any was.
+
+    A finger of radius ``reach`` pressed into the body: the squash, and the
+    recovery once it lifts, come from the ring's own constraints.
+    """
+    pressed = False
+    for k in range(ring.shape[0]):
+        i = ring[k]
+        if inv_mass[i] == 0.0:
+            continue
+        dx = pos[i, 0] - cx
+        dy = pos[i, 1] - cy
+        dist = math.hypot(dx, dy)
+        if dist >= reach:
+            continue
+        pressed = True
+        if dist < 1e-9:  # under the very centre of the finger: push straight down
+            dx, dy, dist = 0.0, -1.0, 1.0
+        pos[i, 0] = cx + dx / dist * reach
+        pos[i, 1] = cy + dy / dist * reach
+    return pressed
+
+
+@numba.njit(cache=True)
+def hold_perimeter(
+    pos: npt.NDArray[np.float64], inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64], rest: float
+) -> None:
+    """Project the ring back onto ``perimeter <= rest`` (one global constraint, all points at once).
+
+    For ``C = P - P0`` the gradient at a point is the difference of the
+    unit vectors of its two edges; the PBD step moves every point by
+    ``-C / Σ|∇C|² · ∇C``, up to four times, as the perimeter is not linear
+    (four bring a ring squashed by a press back within 0.01% of it). Every
+    point moves at once, so the result does not depend on their order.
+    """
+    m = ring.shape[0]
+    grad = np.empty((m, 2))
+    for _ in range(4):
+        excess = ring_perimeter(pos, ring) - rest
+        if excess <= 0.0:
+            return
+        norm2 = 0.0
+        for k in range(m):
+            i = ring[k]
+            a = ring[(k - 1) % m]
+            b = ring[(k + 1) % m]
+            inx = pos[i, 0] - pos[a, 0]
+            iny = pos[i, 1] - pos[a, 1]
+            outx = pos[b, 0] - pos[i, 0]
+            outy = pos[b, 1] - pos[i, 1]
+            lin = max(math.hypot(inx, iny), 1e-12)
+            lout = max(math.hypot(outx, outy), 1e-12)
+            grad[k, 0] = inx / lin - outx / lout
+            grad[k, 1] = iny / lin - outy / lout
+            norm2 += grad[k, 0] ** 2 + grad[k, 1] ** 2
+        if norm2 < 1e-12:
+            return
+        scale = excess / norm2
+        for k in range(m):
+            i = ring[k]
+            if inv_mass[i] > 0.0:
+                pos[i, 0] -= scale * grad[k, 0]
+                pos[i, 1] -= scale * grad[k, 1]
+
+
+@numba.njit(cache=True)
+def turn_about(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    index: npt.NDArray[np.int64],
+    cx: float,
+    cy: float,
+    angle: float,
+) -> None:
+    """Turn particles ``index``, positions and previous positions alike, by ``angle`` about (cx, cy)."""
+    c = math.cos(angle)
+    s = math.sin(angle)
+    for k in range(index.shape[0]):
+        i = index[k]
+        for arr in (pos, prev):
+            x = arr[i, 0] - cx
+            y = arr[i, 1] - cy
+            arr[i, 0] = cx + c * x - s * y
+            arr[i, 1] = cy + s * x + c * y
+
+
+@numba.njit(cache=True)
+def _limit(angle: float, low: float, high: float) -> float:
+    """``angle`` moved to the nearest end of [low, high] when outside it (all in (-π, π])."""
+    if angle < low:
+        return low
+    if angle > high:
+        return high
+    return angle
+
+
+@numba.njit(cache=True)
+def _outside(value: float, low: float, high: float) -> float:
+    """How far ``value`` must move to lie in [low, high] (positive: up, negative: down)."""
+    if value < low:
+        return low - value
+    if value > high:
+        return high - value
+    return 0.0
+
+
+@numba.njit(cache=True)
+def place_legs(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    ring: npt.NDArray[np.int64],
+    root_a: npt.NDArray[np.int64],
+    root_b: npt.NDArray[np.int64],
+    root_t: npt.NDArray[np.float64],
+    knee: npt.NDArray[np.int64],
+    foot: npt.NDArray[np.int64],
+    length: npt.NDArray[np.float64],
+    knee_range: npt.NDArray[np.float64],
+    foot_range: npt.NDArray[np.float64],
+    down_x: float,
+    down_y: float,
+    foot_radius: float,
+    left: float,
+    bottom: float,
+    right: float,
+    top: float,
+    friction: float,
+) -> None:
+    """Put each knee one segment from its root and each foot one from its knee, within their angle limits.
+
+    The root lies on the ring between two ring points (``root_t`` of the
+    way from a to b). The knee's direction is measured from the body's
+    down axis ``(down_x, down_y)`` and kept in ``knee_range`` (radians,
+    counter-clockwise positive); the foot's is measured from the upper
+    segment and kept in ``foot_range``. A point outside its range goes to
+    the nearest limit, so the ranges turn with the body (Jakobsen 2001's
+    particle ragdoll; follow-the-leader: the legs hang from the body).
+
+    The legs also stand: if a foot would end outside the walls, the whole
+    creature moves by what brings every foot back inside. Only the ring's
+    positions move, so the move cancels the body's fall as a floor under
+    the feet would, and the walls' ``friction`` takes that share of the
+    body's sliding along them (without it the body skates on its feet).
+    Knees and feet get the ring's mean velocity: they move with the body,
+    and their placement never turns into speed of their own.
+    """
+    legs = knee.shape[0]
+    targets = np.empty((legs, 4))
+    down = math.atan2(down_y, down_x)
+    push_x = 0.0
+    push_y = 0.0
+    for leg in range(legs):
+        a = root_a[leg]
+        b = root_b[leg]
+        t = root_t[leg]
+        rx = pos[a, 0] + (pos[b, 0] - pos[a, 0]) * t
+        ry = pos[a, 1] + (pos[b, 1] - pos[a, 1]) * t
+        k = knee[leg]
+        f = foot[leg]
+        # the upper segment: from the body's down axis
+        upper = math.atan2(pos[k, 1] - ry, pos[k, 0] - rx) - down
+        upper = math.atan2(math.sin(upper), math.cos(upper))
+        upper = _limit(upper, knee_range[2 * leg], knee_range[2 * leg + 1]) + down
+        kx = rx + length[leg] * math.cos(upper)
+        ky = ry + length[leg] * math.sin(upper)
+        # the lower segment: from the upper one
+        lower = math.atan2(pos[f, 1] - ky, pos[f, 0] - kx) - upper
+        lower = math.atan2(math.sin(lower), math.cos(lower))
+        lower = _limit(lower, foot_range[2 * leg], foot_range[2 * leg + 1]) + upper
+        fx = kx + length[leg] * math.cos(lower)
+        fy = ky + length[leg] * math.sin(lower)
+        targets[leg, 0] = kx
+        targets[leg, 1] = ky
+        targets[leg, 2] = fx
+        targets[leg, 3] = fy
+        # the largest push any foot needs, each way
+        dx = _outside(fx, left + foot_radius, right - foot_radius)
+        dy = _outside(fy, bottom + foot_radius, top - foot_radius)
+        push_x = dx if abs(dx) > abs(push_x) else push_x
+        push_y = dy if abs(dy) > abs(push_y) else push_y
+    keep_x = 1.0 - friction if push_y != 0.0 else 1.0  # standing on a floor (or ceiling): slide less along x
+    keep_y = 1.0 - friction if push_x != 0.0 else 1.0
+    vx = 0.0
+    vy = 0.0
+    for k in range(ring.shape[0]):
+        i = ring[k]
+        pos[i, 0] += push_x
+        pos[i, 1] += push_y
+        prev[i, 0] = pos[i, 0] - (pos[i, 0] - prev[i, 0]) * keep_x
+        prev[i, 1] = pos[i, 1] - (pos[i, 1] - prev[i, 1]) * keep_y
+        vx += pos[i, 0] - prev[i, 0]
+        vy += pos[i, 1] - prev[i, 1]
+    vx /= ring.shape[0]
+    vy /= ring.shape[0]
+    for leg in range(legs):
+        for point, column in ((knee[leg], 0), (foot[leg], 2)):
+            pos[point, 0] = targets[leg, column] + push_x
+            pos[point, 1] = targets[leg, column + 1] + push_y
+            prev[point, 0] = pos[point, 0] - vx
+            prev[point, 1] = pos[point, 1] - vy
