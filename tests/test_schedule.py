@@ -40,7 +40,14 @@ def test_custom_systems_go_where_before_and_after_say() -> None:
     schedule.add(recorder("springs", Stage.ITERATION, after=("distances",), before=("bounds",)))
     schedule.add(recorder("last", Stage.ITERATION))
     assert schedule.names(Stage.SUBSTEP)[:3] == ["shake", "gust", "integrate"]
-    assert schedule.names(Stage.ITERATION) == ["distances", "pressure", "springs", "bounds", "collisions", "last"]
+    assert schedule.names(Stage.ITERATION) == [
+        "distances",
+        "pressure",
+        "springs",
+        "bounds",
+        "collisions",
+        "last",
+    ]
 
 
 def test_impossible_placement_and_duplicate_names_are_refused() -> None:
