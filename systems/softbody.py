@@ -101,8 +101,10 @@ def _build_legs(
         root = np.array([math.cos(angle + rotation), math.sin(angle + rotation)]) * radius + center
         down = np.array([math.sin(rotation), -math.cos(rotation)])
         joints.append((root + length * down, root + 2.0 * length * down))
-    knees = stores.particles.add(np.array([k for k, _ in joints]), 1.0, 0.5 * thickness, owner)
-    feet = stores.particles.add(np.array([f for _, f in joints]), 1.0, 0.5 * thickness, owner)
+    # radius 0: legs collide with nothing (they are placed along their chain each substep, which would
+    # undo any push); they stand on the walls through the body (see ``place_legs``)
+    knees = stores.particles.add(np.array([k for k, _ in joints]), 1.0, 0.0, owner)
+    feet = stores.particles.add(np.array([f for _, f in joints]), 1.0, 0.0, owner)
     return Legs(
         root_a=np.array(root_a, dtype=np.int64),
         root_b=np.array(root_b, dtype=np.int64),
@@ -169,7 +171,9 @@ class PressureSystem(System):
             if body.poke > 0:
                 touching.append((poke_center(particles.pos, body, POKE_REACH), POKE_REACH))
             for (cx, cy), reach in touching:
-                body.pressed |= press_out(particles.pos, particles.inv_mass, body.ring, cx, cy, reach)
+                body.pressed |= press_out(
+                    particles.pos, particles.inv_mass, body.ring, cx, cy, reach, body.bead
+                )
 
 
 class PerimeterSystem(System):

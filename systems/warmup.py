@@ -20,6 +20,7 @@ from systems.kernels.fields import blast, push_radially
 from systems.kernels.grid import bin_particles, find_pairs
 from systems.kernels.measure import deepest_overlap, longest_move
 from systems.kernels.pins import place_pins
+from systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
 from systems.kernels.sweep import any_fast_circle, sweep_fast_circles
 from systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
 from systems.kernels.verlet import integrate
@@ -91,3 +92,33 @@ def warm_kernels() -> None:
     longest_move(pos, prev)
     push_radially(pos, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
     blast(pos, prev, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
+    ring_pos = np.array([[10.0, 0.0], [0.0, 10.0], [-10.0, 0.0], [0.0, -10.0]])
+    ring_prev = ring_pos.copy()
+    ring = np.arange(4, dtype=np.int64)
+    one = np.ones(4)
+    relax_ring(ring_pos, one, ring, 14.0, 400.0, 0.2)
+    press_out(ring_pos, one, ring, 0.0, 20.0, 15.0, 1.0)
+    hold_perimeter(ring_pos, one, ring, 50.0)
+    turn_about(ring_pos, ring_prev, ring, 0.0, 0.0, 0.01)
+    leg = np.array([0], dtype=np.int64)
+    place_legs(
+        ring_pos,
+        ring_prev,
+        ring,
+        leg,
+        leg + 1,
+        np.array([0.5]),
+        leg + 2,
+        leg + 3,
+        np.array([5.0]),
+        np.array([-0.5, 0.5]),
+        np.array([-0.5, 0.5]),
+        0.0,
+        -1.0,
+        1.0,
+        -100.0,
+        -100.0,
+        100.0,
+        100.0,
+        0.5,
+    )

@@ -104,11 +104,15 @@ def press_out(
     cx: float,
     cy: float,
     reach: float,
+    skin: float,
 ) -> bool:
-    """Push every ring point within ``reach`` px of (cx, cy) out to ``reach``; return whether any was.
+    """Push every ring point within ``reach`` px of (cx, cy) out to ``reach``; return whether the finger
+    touches the skin (a ring point within ``reach + skin``).
 
     A finger of radius ``reach`` pressed into the body: the squash, and the
-    recovery once it lifts, come from the ring's own constraints.
+    recovery once it lifts, come from the ring's own constraints. Touching
+    counts the skin's thickness, so a finger resting on a body that pushes
+    back counts as pressing in every frame, not every other.
     """
     pressed = False
     for k in range(ring.shape[0]):
@@ -118,9 +122,10 @@ def press_out(
         dx = pos[i, 0] - cx
         dy = pos[i, 1] - cy
         dist = math.hypot(dx, dy)
+        if dist < reach + skin:
+            pressed = True
         if dist >= reach:
             continue
-        pressed = True
         if dist < 1e-9:  # under the very centre of the finger: push straight down
             dx, dy, dist = 0.0, -1.0, 1.0
         pos[i, 0] = cx + dx / dist * reach
