@@ -17,6 +17,7 @@ from game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
 from game.tools import MAX_SWING
 from systems.draw.circles import CircleSystem
 from systems.draw.cloth_mesh import ClothMeshSystem
+from systems.draw.creatures import CreatureSystem
 from systems.draw.options import DrawOptions
 from systems.draw.pins import PinMarkerSystem
 from systems.draw.strokes import StrokeBatch
@@ -53,6 +54,7 @@ class WorldRenderer:
         self.systems: list[System] = [
             ClothMeshSystem(ctx, self.options, ClothTextures(ctx)),
             CircleSystem(ctx, self.options),
+            CreatureSystem(ctx, self.options),
             ThreadDebugSystem(ctx, self.options),
             PinMarkerSystem(ctx, self.options),
         ]

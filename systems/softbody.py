@@ -17,6 +17,12 @@ PUFFINESS = 1.5
 """Target area over the built circle's: more than any ring of that perimeter can enclose (the circle
 is the most a perimeter can hold), so the pressure never rests and the skin stays taut."""
 
+SMOOTHING = 0.3
+"""Weight of the smoothing vote at each ring point, against 1 for an edge or the pressure."""
+
+LEG_TONE = 0.05
+"""Share of the way to the middle of its range a leg joint turns each substep: one standing pose."""
+
 POKE_FRAMES = 12
 """How long a poke (Enter) presses the top of the head."""
 
@@ -101,8 +107,9 @@ def _build_legs(
         root = np.array([math.cos(angle + rotation), math.sin(angle + rotation)]) * radius + center
         down = np.array([math.sin(rotation), -math.cos(rotation)])
         joints.append((root + length * down, root + 2.0 * length * down))
-    # radius 0: legs collide with nothing (they are placed along their chain each substep, which would
-    # undo any push); they stand on the walls through the body (see ``place_legs``)
+    # radius 0 and placed along their chain each substep, which undoes any push: nothing holds legs out
+    # of other things (a ball they meet is still pushed aside); they stand on the walls through the
+    # body (see ``place_legs``)
     knees = stores.particles.add(np.array([k for k, _ in joints]), 1.0, 0.0, owner)
     feet = stores.particles.add(np.array([f for _, f in joints]), 1.0, 0.0, owner)
     return Legs(
@@ -144,14 +151,21 @@ def poke_center(pos: np.ndarray, body: SoftBody, reach: float) -> tuple[float, f
 class PressureSystem(System):
     """Relaxes every soft body's ring (edges and pressure, averaged), then lets the finger squash it.
 
-    Runs every iteration; the finger is the press tool's, or a poke's (Enter).
-    Records whether each body was pressed this frame: all its face knows.
+    Runs every iteration: one Jacobi pass, the ring projected back onto its
+    rest perimeter (so it meets obstacles at its true size, see
+    ``PerimeterSystem``), then the finger: the press tool's, or a poke's
+    (Enter). Records whether each body was pressed this frame: all its face
+    knows.
     """
 
     name = "pressure"
     stage = Stage.ITERATION
     after = ("distances",)
     before = ("bounds",)
+
+    def __init__(self) -> None:
+        self._pokes: dict[int, tuple[float, float]] = {}
+        """Where each poke's finger came down, by entity, for as long as the poke lasts."""
 
     def process(self, step: Step) -> None:
         bodies = by_entity(SoftBody)
@@ -160,16 +174,29 @@ class PressureSystem(System):
         particles = world.stores().particles
         fingers = [(press.center, press.reach) for _, press in by_entity(Press) if press.active]
         first = step.substep == 0 and step.iteration == 0
-        for _, body in bodies:
+        for entity, body in bodies:
             if first:
                 body.pressed = False
+                if body.poke == POKE_FRAMES:
+                    # the finger comes down once, over the head as it is then, and stays: placed anew
+                    # every iteration it would follow the head down and push it through the body
+                    self._pokes[entity] = poke_center(particles.pos, body, POKE_REACH)
                 body.poke = max(0, body.poke - 1)
+                if body.poke == 0:
+                    self._pokes.pop(entity, None)
             relax_ring(
-                particles.pos, particles.inv_mass, body.ring, body.rest, body.target_area, body.pressure
+                particles.pos,
+                particles.inv_mass,
+                body.ring,
+                body.rest,
+                body.target_area,
+                body.pressure,
+                SMOOTHING,
             )
+            hold_perimeter(particles.pos, particles.inv_mass, body.ring, body.rest_perimeter)
             touching = list(fingers)
-            if body.poke > 0:
-                touching.append((poke_center(particles.pos, body, POKE_REACH), POKE_REACH))
+            if entity in self._pokes:
+                touching.append((self._pokes[entity], POKE_REACH))
             for (cx, cy), reach in touching:
                 body.pressed |= press_out(
                     particles.pos, particles.inv_mass, body.ring, cx, cy, reach, body.bead
@@ -180,9 +207,11 @@ class PerimeterSystem(System):
     """Projects every soft body's ring back onto its rest perimeter at the end of each substep.
 
     Averaged with the pressure, the pull-only edges give in a little: without
-    this one global step the skin of a firm creature would stretch by 2 to 30
-    percent (measured), and folding the projection into every iteration
-    instead makes a squashed ring fold over itself.
+    the global projection the skin of a firm creature stretches by 2 to 30
+    percent (measured). ``PressureSystem`` projects after every pass, or the
+    ring would swell within the iterations, meet obstacles swollen and rest
+    a few px away from them; this last projection takes back what the
+    finger and the contacts stretched after it.
     """
 
     name = "perimeter"
@@ -258,6 +287,7 @@ class LegsSystem(System):
                 right,
                 top,
                 settings.floor_friction,
+                LEG_TONE,
             )
 
 

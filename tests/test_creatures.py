@@ -56,8 +56,8 @@ def test_after_a_press_from_any_side_the_creature_returns_to_the_same_shape(dire
         squashed = max(squashed, aligned_rms(undisturbed, particles.pos[body.ring]))
     assert squashed > 5.0  # the press really deformed it (measured about 9 px RMS)
     session.run(400)
-    # 1 px RMS, as the issue asks; measured 0.0007 px: no rest shape is stored, the
-    # pressure and the skin meet at the same solution after any press
+    # 1 px RMS, as the issue asks; measured under 0.0001 px: no rest shape is stored, the
+    # pressure, the skin and the smoothing meet at one solution (a regular polygon) after any press
     assert aligned_rms(undisturbed, particles.pos[body.ring]) < 1.0
 
 
@@ -99,7 +99,7 @@ def squashed_height(iterations: int) -> float:
 
 def test_more_iterations_make_the_body_squash_less_under_the_same_press() -> None:
     soft, firm, firmer = squashed_height(5), squashed_height(10), squashed_height(40)
-    assert soft < firm < firmer  # measured 118, 121, 127 px of a 140 px body
+    assert soft < firm < firmer  # measured 123, 125, 130 px of a 140 px body
 
 
 def leg_angles(pos: np.ndarray, body) -> tuple[np.ndarray, np.ndarray]:
@@ -145,15 +145,25 @@ def test_an_upside_down_creature_stands_up_with_its_legs_under_it_and_its_legs_k
     assert (particles.pos[legs.foot, 1] < center[1] - 0.8 * 60).all()  # every foot under the body
 
 
-def test_enter_pokes_the_creature_and_its_face_knows_it_is_pressed() -> None:
+def test_enter_pokes_the_creature_on_the_head_and_it_springs_back() -> None:
     session = settled()
     _, body = session.sim.body("mochi")
+    particles = session.sim.stores.particles
+    undisturbed = particles.pos[body.ring].copy()
+    height = float(np.ptp(undisturbed[:, 1]))
     assert not body.pressed
     session.queue({"type": "key_press", "key": "ENTER"})
-    session.advance()
-    assert body.pressed
-    session.run(30)
-    assert not body.pressed
+    least = height
+    for frame in range(30):
+        session.advance()
+        assert ring_area(particles.pos, body.ring) > 0.5 * ring_area(
+            undisturbed, body.ring
+        )  # never inside out
+        assert body.pressed == (frame < 11)  # the face knows, for the poke's 12 frames
+        least = min(least, float(np.ptp(particles.pos[body.ring, 1])))
+    assert height - least > 10.0  # the head was squashed (measured about 20 px)
+    session.run(300)
+    assert aligned_rms(undisturbed, particles.pos[body.ring]) < 1.0
 
 
 def test_the_same_press_script_gives_the_same_state_twice() -> None:
@@ -167,16 +177,126 @@ def test_the_same_press_script_gives_the_same_state_twice() -> None:
     assert hashes[0] == hashes[1]
 
 
-def test_creatures_collide_with_each_other_and_with_balls() -> None:
+def inside(polygon: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which ``points`` ``(k, 2)`` lie inside the closed ``polygon`` ``(m, 2)`` (even-odd rule)."""
+    x, y = points[:, :1], points[:, 1:]
+    ax, ay = polygon[:, 0], polygon[:, 1]
+    bx, by = np.roll(ax, -1), np.roll(ay, -1)
+    spans = (ay > y) != (by > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing_x = ax + (bx - ax) * (y - ay) / (by - ay)
+    return ((spans & (x < crossing_x)).sum(axis=1) % 2) == 1
+
+
+def skin_gap(sim: Simulation, a: str, b: str) -> float:
+    """px between the skins (bead surfaces) of two creatures: negative where they overlap."""
+    _, first = sim.body(a)
+    _, second = sim.body(b)
+    pos = sim.stores.particles.pos
+    distance = np.linalg.norm(pos[first.ring][:, None] - pos[second.ring][None], axis=2).min()
+    return float(distance - first.bead - second.bead)
+
+
+def test_a_creature_dropped_on_another_lands_on_its_skin_and_never_passes_into_it() -> None:
+    sim = simulate(
+        """
+        [world]
+        iterations = 10
+        [[creature]]
+        name = "low"
+        center = [640, 100]
+        radius = 60
+        [[creature]]
+        name = "high"
+        center = [650, 330]
+        radius = 45
+        """
+    )
+    touching = 0
+    for _ in range(300):
+        sim.step()
+        _, low_body = sim.body("low")
+        _, high_body = sim.body("high")
+        low = sim.stores.particles.pos[low_body.ring]
+        high = sim.stores.particles.pos[high_body.ring]
+        # (skins only: legs are placed, not pushed, and may stand in front of the other body)
+        assert not inside(low, high).any() and not inside(high, low).any()
+        gap = skin_gap(sim, "low", "high")
+        # beads may overlap a little at the landing (1.5 px measured at 3 m/s), never more
+        assert gap > -3.0
+        touching += gap < 0.5
+    # it lands on the other's head and rolls off it (30 of 300 frames measured): it touched, not
+    # merely passed near
+    assert touching >= 20
+
+
+def test_a_creature_on_a_ball_rests_on_it_not_above_it() -> None:
+    sim = simulate(
+        """
+        [world]
+        iterations = 10
+        [[creature]]
+        name = "mochi"
+        center = [640, 300]
+        radius = 50
+        [[balls]]
+        name = "peg"
+        radius = [30, 30]
+        positions = [[640, 150]]
+        fixed = true
+        """
+    )
+    _, body = sim.body("mochi")
+    gaps = []
+    for _ in range(240):
+        sim.step()
+        distance = np.linalg.norm(sim.stores.particles.pos[body.ring] - (640.0, 150.0), axis=1).min()
+        gaps.append(distance - 30.0 - body.bead)
+    # at rest the nearest bead sits on the peg's surface (-0.08 px measured; 5 px above it when the
+    # ring swelled within the iterations), and it never sank into it
+    assert abs(gaps[-1]) < 0.5
+    assert min(gaps) > -1.0
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["empty", "loaded"])
+def test_a_creature_in_a_hammock_weighs_it_down_and_stays_on_top(loaded: bool) -> None:
+    creature = '[[creature]]\nname = "mochi"\ncenter = [640, 550]\nradius = 50' if loaded else ""
+    sim = simulate(
+        f"""
+        [world]
+        iterations = 10
+        [[cloth]]
+        name = "hammock"
+        origin = [400, 400]
+        cols = 40
+        rows = 2
+        spacing = 12
+        thickness = 8
+        pins = {{ layout = "list", points = [[0, 0], [39, 0]] }}
+        {creature}
+        """
+    )
+    for _ in range(300):
+        sim.step()
+        if loaded:
+            _, body = sim.body("mochi")
+            assert not inside(sim.stores.particles.pos[body.ring], sim.positions("hammock")).any()
+    lowest = sim.positions("hammock")[:, 1].min()
+    if loaded:
+        _, body = sim.body("mochi")
+        # held up by the cloth, not fallen through it: the body sits above the cloth's lowest point
+        assert sim.stores.particles.pos[body.ring][:, 1].min() > lowest
+        # and its weight pulls the cloth 18 px lower than it hangs empty (306 px measured)
+        assert lowest < 300.0
+    else:
+        assert lowest > 300.0
+
+
+def test_the_creatures_level_settles_without_overlaps() -> None:
     sim = Simulation.load(LEVELS_DIR / "creatures.toml")
     sim.step(240)
     names = [body.name for _, body in sim.bodies() if hasattr(body, "ring")]
-    particles = sim.stores.particles
-    rings = {name: particles.pos[sim.body(name)[1].ring] for name in names}
     for k, a in enumerate(names):
         for b in names[k + 1 :]:
-            # skins are beads of radius ``bead``: two rings never come closer than the beads allow
-            gap = np.linalg.norm(rings[a][:, None] - rings[b][None, :], axis=2).min()
-            beads = sim.body(a)[1].bead + sim.body(b)[1].bead
-            assert gap > 0.8 * beads
+            assert skin_gap(sim, a, b) > -1.0
     assert sim.metrics()["max_penetration"] < 3.0

@@ -7,7 +7,10 @@ in one call through ``arcade.gl``:
 - ``threads.ThreadDebugSystem``: every alive thread coloured by strain (debug view).
 - ``pins.PinMarkerSystem``: every pinned point as a small ring.
 - ``circles.CircleSystem``: every circle as a shaded, palette-coloured ball, one GL_POINTS call.
-- ``strokes.StrokeBatch``: thick round-capped segments (tool overlays), one call per batch.
+- ``creatures.CreatureSystem``: every soft body as legs, a shaded body with an outline, and a face.
+- ``strokes.StrokeBatch``: thick round-capped segments (tool overlays, legs, outlines), one call per batch.
+- ``fills.FillBatch``: triangles coloured per vertex (the creatures' bodies), one call per batch.
+- ``splines``: Catmull-Rom curves as fixed matrices; ``faces``: the creatures' faces.
 - ``patterns.pattern_image``: the procedural cloth tiles (numpy only).
 - ``options.DrawOptions``: what the window tells the systems (debug flag, which world, zoom, circle colours).
 

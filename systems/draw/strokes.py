@@ -21,6 +21,8 @@ from arcade.gl import BufferDescription
 if TYPE_CHECKING:
     from arcade.gl import Context
 
+FloatArray = npt.NDArray[np.float64]
+
 SEGMENT_FIELDS = 11
 """Columns of a segment row: ``ax, ay, bx, by, radius, ring, feather, r, g, b, a`` (px, colour 0..1)."""
 
@@ -113,6 +115,25 @@ def segments(
     rows[:, 5] = ring
     rows[:, 6] = feather
     rows[:, 7:11] = np.asarray(color, dtype=np.float64) / 255.0
+    return rows
+
+
+def polyline_rows(
+    line: FloatArray, radius: npt.ArrayLike, color: FloatArray, closed: bool = False
+) -> npt.NDArray[np.float32]:
+    """Stroke rows ``(B, segments, 11)`` along B polylines ``(B, k, 2)``: one capsule between neighbours.
+
+    The columns are ``strokes.segments``'s. ``radius`` is px, broadcast to
+    ``(B, segments)`` (a scalar, ``(B, 1)`` or full); ``color`` is ``(B, 4)``
+    RGBA 0..255. Round caps on every segment make the joins round.
+    """
+    ends = np.concatenate([line[:, 1:], line[:, :1]], axis=1) if closed else line[:, 1:]
+    starts = line if closed else line[:, :-1]
+    rows = np.zeros((*starts.shape[:2], SEGMENT_FIELDS), dtype=np.float32)
+    rows[..., 0:2] = starts
+    rows[..., 2:4] = ends
+    rows[..., 4] = radius
+    rows[..., 7:11] = (color / 255.0)[:, None]
     return rows
 
 

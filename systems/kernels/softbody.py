@@ -41,8 +41,9 @@ def relax_ring(
     rest: float,
     target_area: float,
     pressure: float,
+    smoothing: float,
 ) -> None:
-    """One Jacobi pass over a ring: pull-only edges and pressure, averaged at each point.
+    """One Jacobi pass over a ring: pull-only edges, pressure and smoothing, averaged at each point.
 
     Every correction comes from the same positions and is applied at
     once, each point moving by the mean of what its constraints ask, so
@@ -56,6 +57,13 @@ def relax_ring(
       by ``d`` grows the shoelace area ``A`` by about ``d · P``). The target
       is beyond what the ring's perimeter can enclose, so the push never
       stops: the ring stays taut, and squashing it pushes harder.
+    - Smoothing (a vote of weight ``smoothing``) pulls each point to where
+      it would sit if the ring were, locally, a regular polygon over its
+      two neighbours: ``tan(π/m) · chord/2`` outward from the chord's middle.
+      Pressure acts along the chord and cannot see a point poking in or out
+      between its neighbours; without this the ring rests slightly wavy,
+      and in more than one way. No shape is stored: the pull follows the
+      chord as it is.
     """
     m = ring.shape[0]
     shift = np.zeros((m, 2))
@@ -67,28 +75,41 @@ def relax_ring(
         dx = pos[b, 0] - pos[a, 0]
         dy = pos[b, 1] - pos[a, 1]
         length = math.hypot(dx, dy)
+        # a slack edge still votes, for nothing: counting only stretched edges would give a point
+        # beside a slack one a larger share of the pressure, and the ring would zigzag
+        votes[k] += 1.0
+        votes[kn] += 1.0
         if length > rest:
             half = 0.5 * (length - rest) / length
             shift[k, 0] += half * dx
             shift[k, 1] += half * dy
             shift[kn, 0] -= half * dx
             shift[kn, 1] -= half * dy
-            votes[k] += 1.0
-            votes[kn] += 1.0
     deficit = target_area - ring_area(pos, ring)
     perimeter = ring_perimeter(pos, ring)
-    if deficit > 0.0 and perimeter > 1e-9:
-        push = pressure * deficit / perimeter
-        for k in range(m):
-            a = ring[(k - 1) % m]
-            b = ring[(k + 1) % m]
-            tx = pos[b, 0] - pos[a, 0]
-            ty = pos[b, 1] - pos[a, 1]
-            chord = math.hypot(tx, ty)
-            if chord > 1e-9:  # the chord turned a quarter clockwise: outward for a counter-clockwise ring
-                shift[k, 0] += push * ty / chord
-                shift[k, 1] -= push * tx / chord
-                votes[k] += 1.0
+    push = pressure * deficit / perimeter if deficit > 0.0 and perimeter > 1e-9 else 0.0
+    bulge = 0.5 * math.tan(math.pi / m)
+    for k in range(m):
+        a = ring[(k - 1) % m]
+        b = ring[(k + 1) % m]
+        i = ring[k]
+        tx = pos[b, 0] - pos[a, 0]
+        ty = pos[b, 1] - pos[a, 1]
+        chord = math.hypot(tx, ty)
+        if chord < 1e-9:
+            continue
+        nx = ty / chord  # the chord turned a quarter clockwise: outward for a counter-clockwise ring
+        ny = -tx / chord
+        if push > 0.0:
+            shift[k, 0] += push * nx
+            shift[k, 1] += push * ny
+            votes[k] += 1.0
+        if smoothing > 0.0:
+            gx = 0.5 * (pos[a, 0] + pos[b, 0]) + bulge * chord * nx - pos[i, 0]
+            gy = 0.5 * (pos[a, 1] + pos[b, 1]) + bulge * chord * ny - pos[i, 1]
+            shift[k, 0] += smoothing * gx
+            shift[k, 1] += smoothing * gy
+            votes[k] += smoothing
     for k in range(m):
         i = ring[k]
         if votes[k] > 0.0 and inv_mass[i] > 0.0:
@@ -135,7 +156,10 @@ def press_out(
 
 @numba.njit(cache=True)
 def hold_perimeter(
-    pos: npt.NDArray[np.float64], inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64], rest: float
+    pos: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    ring: npt.NDArray[np.int64],
+    rest: float,
 ) -> None:
     """Project the ring back onto ``perimeter <= rest`` (one global constraint, all points at once).
 
@@ -197,13 +221,18 @@ def turn_about(
 
 
 @numba.njit(cache=True)
-def _limit(angle: float, low: float, high: float) -> float:
-    """``angle`` moved to the nearest end of [low, high] when outside it (all in (-π, π])."""
+def _limit(angle: float, low: float, high: float, tone: float) -> float:
+    """``angle`` moved into [low, high] when outside it, then ``tone`` of the way to the middle.
+
+    Without the pull to the middle any angle in the range would do, and a
+    creature could stand in many poses (and slowly do the splits); with it
+    the standing pose is one, as a leg's muscles would hold it.
+    """
     if angle < low:
-        return low
-    if angle > high:
-        return high
-    return angle
+        angle = low
+    elif angle > high:
+        angle = high
+    return angle + tone * (0.5 * (low + high) - angle)
 
 
 @numba.njit(cache=True)
@@ -237,6 +266,7 @@ def place_legs(
     right: float,
     top: float,
     friction: float,
+    tone: float,
 ) -> None:
     """Put each knee one segment from its root and each foot one from its knee, within their angle limits.
 
@@ -246,7 +276,8 @@ def place_legs(
     counter-clockwise positive); the foot's is measured from the upper
     segment and kept in ``foot_range``. A point outside its range goes to
     the nearest limit, so the ranges turn with the body (Jakobsen 2001's
-    particle ragdoll; follow-the-leader: the legs hang from the body).
+    particle ragdoll; follow-the-leader: the legs hang from the body); then
+    it turns ``tone`` of the way to the middle of its range.
 
     The legs also stand: if a foot would end outside the walls, the whole
     creature moves by what brings every foot back inside. Only the ring's
@@ -272,13 +303,13 @@ def place_legs(
         # the upper segment: from the body's down axis
         upper = math.atan2(pos[k, 1] - ry, pos[k, 0] - rx) - down
         upper = math.atan2(math.sin(upper), math.cos(upper))
-        upper = _limit(upper, knee_range[2 * leg], knee_range[2 * leg + 1]) + down
+        upper = _limit(upper, knee_range[2 * leg], knee_range[2 * leg + 1], tone) + down
         kx = rx + length[leg] * math.cos(upper)
         ky = ry + length[leg] * math.sin(upper)
         # the lower segment: from the upper one
         lower = math.atan2(pos[f, 1] - ky, pos[f, 0] - kx) - upper
         lower = math.atan2(math.sin(lower), math.cos(lower))
-        lower = _limit(lower, foot_range[2 * leg], foot_range[2 * leg + 1]) + upper
+        lower = _limit(lower, foot_range[2 * leg], foot_range[2 * leg + 1], tone) + upper
         fx = kx + length[leg] * math.cos(lower)
         fy = ky + length[leg] * math.sin(lower)
         targets[leg, 0] = kx
