@@ -8,19 +8,24 @@ from components.cloth import Cloth, ClothLook, PinLayout
 from components.distances import DistanceMode, DistanceStore, ThreadKind
 from components.particles import ParticleKind, ParticleStore
 from components.pins import PinStore
+from components.rigid import CORRECTIONS, Boxes, BoxGrid, ContactStore, RigidSettings, RigidStore
 from components.softbody import CreatureLook, Legs, SoftBody
 from components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 from components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
 
 __all__ = [
+    "CORRECTIONS",
     "FRAME_DT",
     "REFERENCE_RADIUS",
     "Balls",
     "Blasts",
+    "BoxGrid",
+    "Boxes",
     "Broadphase",
     "Clock",
     "Cloth",
     "ClothLook",
+    "ContactStore",
     "CreatureLook",
     "CutStroke",
     "DistanceMode",
@@ -34,6 +39,8 @@ __all__ = [
     "PinStore",
     "Pour",
     "Press",
+    "RigidSettings",
+    "RigidStore",
     "Shake",
     "SoftBody",
     "Stores",

@@ -11,17 +11,26 @@ NOTHING = -1
 
 @dataclass
 class Grab:
-    """The mouse holding a particle: a pin whose anchor follows the cursor.
+    """The mouse holding a particle (a pin whose anchor follows the cursor) or a box (a soft spring).
 
-    The tool sets ``target`` (the cursor, px) and ``held``; the grab system
-    picks the nearest particle within ``reach`` px on the first frame and
-    records it in ``particle`` until release.
+    The tool sets ``target`` (the cursor, px) and ``held``; on the first
+    frame the grab system takes the box under the cursor, else the nearest
+    particle within ``reach`` px, and keeps it until release. A box is held
+    at ``anchor`` (px in the box's own frame) by a spring of ``hertz`` and
+    ``damping_ratio`` that pulls with at most ``max_accel`` px/s² times the
+    box's mass; ``spring`` carries the solver's state of it.
     """
 
     target: tuple[float, float] = (0.0, 0.0)
     held: bool = False
     reach: float = 40.0
     particle: int = NOTHING
+    box: int = NOTHING
+    anchor: tuple[float, float] = (0.0, 0.0)
+    hertz: float = 5.0
+    damping_ratio: float = 0.7
+    max_accel: float = 20000.0
+    spring: np.ndarray = field(default_factory=lambda: np.zeros(9))
 
 
 @dataclass

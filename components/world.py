@@ -9,6 +9,7 @@ from components.circles import Broadphase
 from components.distances import DistanceStore
 from components.particles import ParticleStore
 from components.pins import PinStore
+from components.rigid import BoxGrid, ContactStore, RigidSettings, RigidStore
 
 FRAME_DT = 1.0 / 60.0
 """The fixed frame length in seconds; substeps divide it."""
@@ -74,6 +75,7 @@ class WorldSettings:
     """px the walls are displaced from ``bounds`` (the shake tool moves them)."""
     wall_velocity: tuple[float, float] = (0.0, 0.0)
     """px/s the walls move at: what they hit is bounced in their frame."""
+    rigid: RigidSettings = field(default_factory=RigidSettings)
 
     @property
     def walls(self) -> tuple[float, float, float, float]:
@@ -108,9 +110,12 @@ class Clock:
 
 @dataclass
 class Stores:
-    """The structure-of-arrays buffers that hold every particle and constraint."""
+    """The structure-of-arrays buffers that hold every particle, constraint and box."""
 
     particles: ParticleStore = field(default_factory=ParticleStore)
     distances: DistanceStore = field(default_factory=DistanceStore)
     pins: PinStore = field(default_factory=PinStore)
     broadphase: Broadphase = field(default_factory=Broadphase)
+    rigid: RigidStore = field(default_factory=RigidStore)
+    contacts: ContactStore = field(default_factory=ContactStore)
+    box_grid: BoxGrid = field(default_factory=BoxGrid)

@@ -12,7 +12,7 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import Balls, Cloth, SoftBody, Stores, WorldSettings
+from components import Balls, Boxes, Cloth, SoftBody, Stores, WorldSettings
 from game.level.build import build_world, cloth_look, cloths, has_circles, pin_layout, world_settings
 from game.level.load import LoadedLevel, load_level, parse_key
 from systems import world
@@ -21,6 +21,9 @@ from systems.cloth import layout_pins
 from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
 from systems.schedule import Schedule
 from systems.warmup import warm_kernels
+
+Body = Cloth | Balls | SoftBody | Boxes
+"""What ``Simulation.bodies`` lists."""
 
 _LOOK_KEYS = {"pattern", "pattern_size", "texture", "colors"}
 _UNSEEN_TABLES = {"level", "tools", "panel", "view"}
@@ -165,17 +168,18 @@ class Simulation:
         """The level's title."""
         return self.level.model.level.name
 
-    def bodies(self) -> list[tuple[int, Cloth | Balls | SoftBody]]:
-        """Every named body (sheets, ball sets, then creatures), each in creation order."""
+    def bodies(self) -> list[tuple[int, Body]]:
+        """Every named body (sheets, ball sets, creatures, then box sets), each in creation order."""
         self.activate()
         by_id = lambda item: item[0]  # noqa: E731
         return [
             *cloths(),
             *sorted(esper.get_component(Balls), key=by_id),
             *sorted(esper.get_component(SoftBody), key=by_id),
+            *sorted(esper.get_component(Boxes), key=by_id),
         ]
 
-    def body(self, name: str) -> tuple[int, Cloth | Balls | SoftBody]:
+    def body(self, name: str) -> tuple[int, Body]:
         """The entity and component of the body called ``name``."""
         for entity, body in self.bodies():
             if body.name == name:
@@ -184,8 +188,10 @@ class Simulation:
         raise KeyError(f"no body named {name!r}; the level has {known}")
 
     def indices(self, name: str) -> npt.NDArray[np.int64]:
-        """The particle indices of the body called ``name``, ascending."""
+        """The particle indices of the body called ``name``, ascending (boxes: rows of ``stores.rigid``)."""
         entity, body = self.body(name)
+        if isinstance(body, Boxes):
+            return np.arange(body.bodies.start, body.bodies.stop)
         if isinstance(body, Cloth):
             return np.arange(body.particles.start, body.particles.stop)
         if isinstance(body, SoftBody):
@@ -194,11 +200,20 @@ class Simulation:
         return np.flatnonzero(particles.owner[: particles.count] == entity)
 
     def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
-        """A copy of the positions ``(n, 2)`` of one body's particles, or of every particle."""
+        """A copy of the positions ``(n, 2)`` of one body's particles (box centres for boxes), or of
+        every particle."""
         particles = self.stores.particles
         if name is None:
             return particles.pos[: particles.count].copy()
+        if isinstance(self.body(name)[1], Boxes):
+            return self.stores.rigid.pos[self.indices(name)]
         return particles.pos[self.indices(name)]
+
+    def poses(self, name: str) -> npt.NDArray[np.float64]:
+        """A copy of the poses ``(n, 3)`` of a box set: centre x, y (px) and angle (radians)."""
+        rows = self.indices(name)
+        boxes = self.stores.rigid
+        return np.column_stack([boxes.pos[rows], boxes.angle[rows]])
 
     def metrics(self) -> dict[str, Any]:
         """The metrics of the run so far, as ARCHITECTURE.md's metrics contract describes."""
@@ -215,8 +230,8 @@ class Simulation:
                 "constraints_alive": alive,
                 "torn": distances.count - alive,
                 "bodies": body_count(),
-                "rigid_bodies": 0,
-                "sleeping": 0,
+                "rigid_bodies": stores.rigid.count,
+                "sleeping": int(stores.rigid.asleep[: stores.rigid.count].sum()),
             },
             "step_ms": {
                 "median": round(float(np.median(steps)), 4),
@@ -229,12 +244,20 @@ class Simulation:
         }
 
     def state(self) -> dict[str, Any]:
-        """Every named body with its particles' positions, px (and radii for circles)."""
+        """Every named body with its particles' positions, px (radii for circles; centres and angles
+        for boxes)."""
         particles = self.stores.particles
         bodies: dict[str, Any] = {}
         for _, body in self.bodies():
             index = self.indices(body.name)
-            if isinstance(body, Cloth):
+            if isinstance(body, Boxes):
+                poses = self.poses(body.name)
+                bodies[body.name] = {
+                    "kind": "boxes",
+                    "positions": poses[:, :2].tolist(),
+                    "angles": poses[:, 2].tolist(),
+                }
+            elif isinstance(body, Cloth):
                 bodies[body.name] = {"kind": "cloth", "positions": particles.pos[index].tolist()}
             elif isinstance(body, SoftBody):
                 bodies[body.name] = {
@@ -251,5 +274,5 @@ class Simulation:
         return {"level": self.name, "frame": self.frame, "bodies": bodies}
 
     def state_hash(self) -> str:
-        """sha256 of every particle position: equal for bit-identical runs."""
+        """sha256 of every particle position and box pose: equal for bit-identical runs."""
         return state_hash(self.stores)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from systems.balls import PourSystem
 from systems.bounds import BoundsSystem, ContainSystem
+from systems.boxes import BoxParticleSystem, BoxStepSystem
 from systems.broadphase import BroadphaseSystem
 from systems.collide import CollisionSystem
 from systems.cut import CutSystem
@@ -31,12 +32,14 @@ def builtin_systems() -> list[System]:
         IntegrateSystem(),
         PinSystem(),
         FieldSystem(),
+        BoxStepSystem(),
         BroadphaseSystem(),
         SweepSystem(),
         DistanceSystem(),
         PressureSystem(),
         BoundsSystem(),
         CollisionSystem(),
+        BoxParticleSystem(),
         PerimeterSystem(),
         ContainSystem(),
         TearSystem(),

@@ -1,4 +1,4 @@
-"""Grabbing: the mouse holds the nearest particle through a pin that follows the cursor."""
+"""Grabbing: the mouse holds a box through a soft spring, or the nearest particle through a pin."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 from components import Grab, Stores
 from components.tools import NOTHING
 from systems import world
+from systems.boxes import box_at, wake
 from systems.pins import pin, unpin
 from systems.schedule import Stage, Step, System
 
@@ -28,9 +29,11 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
 
 
 class GrabSystem(System):
-    """Turns each ``Grab`` into a pin: picked on press, moved with the cursor, released on release.
+    """Turns each ``Grab`` into a box spring or a pin: taken on press, led by the cursor, let go on release.
 
-    Grabbing a pinned point moves its pin instead: it stays where it is dropped.
+    A box under the cursor is taken first (the box solver pulls it by its
+    spring); otherwise the nearest particle is pinned. Grabbing a pinned
+    point moves its pin instead: it stays where it is dropped.
     """
 
     name = "grab"
@@ -40,6 +43,8 @@ class GrabSystem(System):
         stores = world.stores()
         pins = stores.pins
         for entity, grab in sorted(esper.get_component(Grab), key=lambda item: item[0]):
+            if self._hold_box(stores, grab):
+                continue
             if grab.held and grab.particle == NOTHING:
                 grab.particle = nearest_particle(stores, *grab.target, grab.reach)
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
@@ -55,3 +60,24 @@ class GrabSystem(System):
                 if pins.owner[row] == entity:
                     unpin(stores, row)
                 grab.particle = NOTHING
+
+    @staticmethod
+    def _hold_box(stores: Stores, grab: Grab) -> bool:
+        """Take, keep or let go of a box; True while a box is (or was just) held, so no particle is taken."""
+        store = stores.rigid
+        if grab.box != NOTHING:
+            if not grab.held:
+                grab.box = NOTHING
+                grab.spring[:] = 0.0
+            return True
+        if not grab.held or grab.particle != NOTHING:
+            return False
+        grab.box = box_at(store, *grab.target)
+        if grab.box == NOTHING:
+            return False
+        c, s = np.cos(store.angle[grab.box]), np.sin(store.angle[grab.box])
+        dx, dy = np.array(grab.target) - store.pos[grab.box]
+        grab.anchor = (float(c * dx + s * dy), float(-s * dx + c * dy))
+        grab.spring[:] = 0.0
+        wake(store, grab.box)
+        return True

@@ -8,7 +8,7 @@ import math
 import esper
 import numpy as np
 
-from components import Balls, Cloth, SoftBody, Stores
+from components import Balls, Boxes, Cloth, SoftBody, Stores
 from systems import world
 from systems.kernels.measure import deepest_overlap, longest_move
 from systems.schedule import Stage, Step, System
@@ -35,13 +35,47 @@ def max_stretch(stores: Stores) -> float:
 
 
 def state_hash(stores: Stores) -> str:
-    """sha256 of every particle position (float64 bytes): equal hashes mean bit-identical runs."""
+    """sha256 of every particle position and box pose (float64 bytes): equal for bit-identical runs."""
     n = stores.particles.count
-    return hashlib.sha256(np.ascontiguousarray(stores.particles.pos[:n]).tobytes()).hexdigest()
+    digest = hashlib.sha256(np.ascontiguousarray(stores.particles.pos[:n]).tobytes())
+    boxes = stores.rigid
+    if boxes.count:
+        digest.update(np.ascontiguousarray(boxes.pos[: boxes.count]).tobytes())
+        digest.update(np.ascontiguousarray(boxes.angle[: boxes.count]).tobytes())
+    return digest.hexdigest()
+
+
+def box_moves(stores: Stores, last: np.ndarray) -> float:
+    """The farthest any point of any box moved since the poses ``last`` ``(n, 3)``: centre move plus
+    turn times half diagonal, px."""
+    boxes = stores.rigid
+    n = boxes.count
+    if n == 0:
+        return 0.0
+    if len(last) != n:
+        return math.inf
+    shift = np.hypot(boxes.pos[:n, 0] - last[:, 0], boxes.pos[:n, 1] - last[:, 1])
+    turn = np.abs(boxes.angle[:n] - last[:, 2]) * np.hypot(boxes.half[:n, 0], boxes.half[:n, 1])
+    return float(np.max(shift + turn))
+
+
+def box_poses(stores: Stores) -> np.ndarray:
+    """Every box's ``(x, y, angle)``, a copy ``(n, 3)``."""
+    boxes = stores.rigid
+    n = boxes.count
+    return np.column_stack([boxes.pos[:n], boxes.angle[:n]])
+
+
+def deepest_box_overlap(stores: Stores) -> float:
+    """The deepest overlap of any box contact at the end of the last step, px (0 when none)."""
+    contacts = stores.contacts
+    if contacts.count == 0:
+        return 0.0
+    return max(0.0, float(-np.min(contacts.gap[: contacts.count])))
 
 
 class MetricsSystem(System):
-    """Records, each frame, the largest distance any particle moved and the deepest overlap.
+    """Records, each frame, the largest distance any particle or box moved and the deepest overlap.
 
     ``begin`` must be called once the world is built, to take the first snapshot.
     """
@@ -51,6 +85,7 @@ class MetricsSystem(System):
 
     def __init__(self) -> None:
         self._last = np.zeros((0, 2))
+        self._last_boxes = np.zeros((0, 3))
         self.moves: list[float] = []
         """Largest per-particle displacement of each frame, px."""
         self.overlaps: list[float] = []
@@ -59,6 +94,7 @@ class MetricsSystem(System):
     def begin(self, stores: Stores) -> None:
         """Snapshot the positions the first frame will be compared with."""
         self._last = stores.particles.pos[: stores.particles.count].copy()
+        self._last_boxes = box_poses(stores)
         self.moves.clear()
         self.overlaps.clear()
 
@@ -68,16 +104,22 @@ class MetricsSystem(System):
         pos = particles.pos[: particles.count]
         pairs = stores.broadphase.pair_count
         self.overlaps.append(
-            deepest_overlap(
-                particles.pos,
-                particles.radius,
-                stores.broadphase.pair_i[:pairs],
-                stores.broadphase.pair_j[:pairs],
+            max(
+                deepest_overlap(
+                    particles.pos,
+                    particles.radius,
+                    stores.broadphase.pair_i[:pairs],
+                    stores.broadphase.pair_j[:pairs],
+                ),
+                deepest_box_overlap(stores),
             )
         )
         move = longest_move(pos, self._last)
         if len(pos) != len(self._last):
             move = math.inf  # particles appeared or vanished: the world is not settled
+        if stores.rigid.count:
+            move = max(move, box_moves(stores, self._last_boxes))
+            self._last_boxes = box_poses(stores)
         self.moves.append(move)
         if len(self._last) == len(pos):
             self._last[:] = pos
@@ -97,7 +139,7 @@ class MetricsSystem(System):
         return last if last < len(self.moves) else None
 
 
-BODY_TYPES = (Cloth, Balls, SoftBody)
+BODY_TYPES = (Cloth, Balls, SoftBody, Boxes)
 """Component types that make an entity a body, for ``counts.bodies``."""
 
 

@@ -30,7 +30,7 @@ def validate_lines(path: Path) -> list[str]:
         (
             "[world]\niteratons = 4\n",
             "world.iteratons: expected one of gravity, damping, iterations, substeps, bounds, "
-            "floor_friction, background, restitution, friction, max_circles, wind, got unknown key "
+            "floor_friction, background, restitution, friction, max_circles, wind, rigid, got unknown key "
             "'iteratons'; did you mean 'iterations'? (line 2)",
         ),
         (
@@ -42,7 +42,7 @@ def validate_lines(path: Path) -> list[str]:
         ("[world]\ngravity = [0, nan]\n", "world.gravity.1: expected a finite number, got nan (line 2)"),
         (
             "[[clth]]\ncols = 4\n",
-            "clth: expected one of level, world, cloth, balls, creature, tools, panel, view, "
+            "clth: expected one of level, world, cloth, balls, creature, boxes, tools, panel, view, "
             "got unknown key 'clth'; did you mean 'cloth'? (line 1)",
         ),
         (

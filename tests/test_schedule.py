@@ -28,8 +28,16 @@ def recorder(name: str, stage: Stage, after: tuple[str, ...] = (), before: tuple
 def test_built_in_order_reads_top_to_bottom() -> None:
     schedule = default_schedule()
     assert schedule.names(Stage.FRAME_START) == ["grab", "cut", "blasts", "pour"]
-    assert schedule.names(Stage.SUBSTEP) == ["shake", "integrate", "pins", "fields", "broadphase", "sweep"]
-    assert schedule.names(Stage.ITERATION) == ["distances", "pressure", "bounds", "collisions"]
+    assert schedule.names(Stage.SUBSTEP) == [
+        "shake",
+        "integrate",
+        "pins",
+        "fields",
+        "boxes",
+        "broadphase",
+        "sweep",
+    ]
+    assert schedule.names(Stage.ITERATION) == ["distances", "pressure", "bounds", "collisions", "box_particles"]
     assert schedule.names(Stage.SUBSTEP_END) == ["perimeter", "legs", "contain", "tear"]
     assert schedule.names(Stage.FRAME_END) == ["upright", "metrics"]
 
@@ -46,6 +54,7 @@ def test_custom_systems_go_where_before_and_after_say() -> None:
         "springs",
         "bounds",
         "collisions",
+        "box_particles",
         "last",
     ]
 

@@ -10,6 +10,7 @@ import numpy as np
 from components import (
     Balls,
     Blasts,
+    Boxes,
     Clock,
     Cloth,
     ClothLook,
@@ -20,6 +21,7 @@ from components import (
     PinLayout,
     Pour,
     Press,
+    RigidSettings,
     Shake,
     SoftBody,
     Stores,
@@ -27,8 +29,9 @@ from components import (
     WorldSettings,
 )
 from game.level.load import LoadedLevel
-from game.level.schema import BallsTable, ClothTable, CreatureTable, Level, rgba
+from game.level.schema import BallsTable, BoxesTable, ClothTable, CreatureTable, Level, rgba
 from systems.balls import add_circles, packed_centers
+from systems.boxes import build_boxes, pyramid_centers, stack_centers
 from systems.cloth import build_cloth
 from systems.softbody import build_creature
 
@@ -40,13 +43,17 @@ def world_settings(model: Level) -> WorldSettings:
     """The ``WorldSettings`` of a level: its ``[world]`` table, and what its bodies imply.
 
     Iterations default to 20 (cloth needs them to be stiff), but to 2 in a
-    level of circles alone; automatic substeps depend on the finest cloth
-    spacing and on whether circles can appear.
+    level of circles without cloth, and to 1 in a level without particles
+    (boxes alone); automatic substeps depend on the finest cloth spacing and
+    on whether circles can appear.
     """
     table = model.world
     iterations = table.iterations
-    if "iterations" not in table.model_fields_set and model.balls and not model.cloth:
-        iterations = CIRCLE_ITERATIONS
+    if "iterations" not in table.model_fields_set and not model.cloth:
+        if has_circles(model):
+            iterations = CIRCLE_ITERATIONS
+        elif not model.creature:
+            iterations = 1  # no particles at all: the passes would find nothing to do
     return WorldSettings(
         gravity=(table.gravity[0], table.gravity[1]),
         damping=table.damping,
@@ -65,6 +72,7 @@ def world_settings(model: Level) -> WorldSettings:
         restitution=table.restitution,
         friction=table.friction,
         max_circles=table.max_circles,
+        rigid=RigidSettings(**table.rigid.model_dump()),
     )
 
 
@@ -125,6 +133,9 @@ def build_world(level: LoadedLevel) -> int:
     for table in model.creature:
         entity = esper.create_entity()
         esper.add_component(entity, creature(stores, entity, table))
+    for table in model.boxes:
+        entity = esper.create_entity()
+        esper.add_component(entity, boxes(stores, entity, table))
     tools = model.tools
     return esper.create_entity(
         Grab(),
@@ -155,6 +166,34 @@ def creature(stores: Stores, entity: int, table: CreatureTable) -> SoftBody:
             outline=rgba(table.outline_color),
             cheeks=rgba(table.cheek_color),
         ),
+    )
+
+
+def boxes(stores: Stores, entity: int, table: BoxesTable) -> Boxes:
+    """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
+    size = (table.size[0], table.size[1])
+    base = (table.base[0], table.base[1])
+    if table.layout == "stack":
+        centers = stack_centers(table.count, size, base, table.gap, table.offsets)
+    elif table.layout == "pyramid":
+        centers = pyramid_centers(table.count, size, base, table.gap)
+    else:
+        centers = np.array(table.positions, dtype=np.float64).reshape(-1, 2)
+    angles = np.zeros(len(centers))
+    if table.angles_deg:
+        angles[:] = np.radians(table.angles_deg)
+    return build_boxes(
+        stores,
+        entity,
+        name=table.name,
+        centers=centers,
+        angles=angles,
+        size=size,
+        density=table.density,
+        friction=table.friction,
+        fixed=table.fixed,
+        iterations=table.iterations or 0,
+        colors=tuple(rgba(c) for c in table.colors),
     )
 
 

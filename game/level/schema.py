@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from components import CORRECTIONS
 from systems.balls import lattice_capacity
 
 HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
@@ -143,6 +144,51 @@ class WindTable(Table):
     )
 
 
+class RigidTable(Table):
+    """How rigid boxes are solved (the [world.rigid] table)."""
+
+    correction: Literal[CORRECTIONS] = Field(
+        "soft",
+        description='How overlap is removed: "soft" (substepped soft step: stiff damped contacts, then '
+        'a relax pass; tall stacks stand), or sequential impulses with "baumgarte" (a velocity bias), '
+        '"split" (a separate position pass) or "none" (boxes sink in and stay).',
+    )
+    substeps: int = Field(
+        4, ge=1, le=32, description="Solver substeps per 1/60 s frame (at least one per particle substep)."
+    )
+    iterations: int = Field(
+        2,
+        ge=1,
+        le=100,
+        description="Solver passes per substep: more stand steadier and settle sooner (and cost more).",
+    )
+    slop: float = Field(
+        0.4, ge=0.0, le=10.0, description="Overlap left alone, px: resting boxes settle this deep."
+    )
+    percent: float = Field(
+        0.2,
+        ge=0.05,
+        le=1.0,
+        description='Share of the overlap beyond the slop removed per substep ("baumgarte", "split").',
+    )
+    contact_hertz: float = Field(
+        30.0, gt=0.0, le=240.0, description='Stiffness of the soft contacts, Hz ("soft").'
+    )
+    damping_ratio: float = Field(
+        10.0, ge=0.0, le=100.0, description='Damping of the soft contacts (1 is critical) ("soft").'
+    )
+    push_speed: float = Field(
+        120.0, gt=0.0, le=10000.0, description='Fastest overlapping boxes are pushed apart, px/s ("soft").'
+    )
+    sleeping: bool = Field(True, description="Whether boxes at rest fall asleep (and cost nothing).")
+    sleep_speed: float = Field(
+        2.0, ge=0.0, le=1000.0, description="px/s under which a box (its corners too) counts as at rest."
+    )
+    sleep_delay: float = Field(
+        0.5, ge=0.0, le=60.0, description="Seconds a group of touching boxes must rest before it sleeps."
+    )
+
+
 class WorldTable(Table):
     """Settings of the whole simulation."""
 
@@ -159,7 +205,8 @@ class WorldTable(Table):
         le=200,
         description="Relaxation passes per substep: the stiffness of rigid threads "
         "(2 is saggy and rubbery, 40 and more almost inextensible). A level of circles without "
-        "cloth defaults to 2: contacts converge over the 6 substeps.",
+        "cloth defaults to 2 (contacts converge over the 6 substeps), one of boxes alone to 1 "
+        "(boxes have their own, in [world.rigid]).",
     )
     substeps: Substeps = Field(
         "auto",
@@ -193,6 +240,7 @@ class WorldTable(Table):
         6000, ge=0, le=50000, description="Most circles the level may hold (pouring stops there)."
     )
     wind: WindTable = Field(default_factory=WindTable, description="See [world.wind].")
+    rigid: RigidTable = Field(default_factory=RigidTable, description="See [world.rigid].")
 
     @field_validator("bounds")
     @classmethod
@@ -374,6 +422,84 @@ class CreatureTable(Table):
     cheek_color: Color = Field("#f07878c8", description="Cheeks.")
 
 
+BOX_LAYOUTS = ("stack", "pyramid", "list")
+
+MAX_BOXES = 20000
+
+
+class BoxesTable(Table):
+    """A set of rigid boxes of one size: a stack, a pyramid, or boxes placed one by one."""
+
+    name: str = Field("boxes", description="Name of the set in state files.")
+    layout: Literal[BOX_LAYOUTS] = Field(
+        "stack",
+        description='"stack": `count` boxes one above the other; "pyramid": `count` boxes in the '
+        'bottom layer, one fewer on each layer up; "list": one box at each of `positions`.',
+    )
+    size: Annotated[list[Annotated[float, Field(ge=2.0, le=1000.0)]], Field(min_length=2, max_length=2)] = (
+        Field([40.0, 40.0], description="Width and height of each box [w, h], px.")
+    )
+    base: Vec2 = Field(
+        [640.0, 0.0], description="Bottom middle of the stack or pyramid [x, y], px (the floor is y = 0)."
+    )
+    count: int = Field(
+        5, ge=1, le=MAX_BOXES, description="Boxes in the stack, or in the pyramid's bottom layer."
+    )
+    gap: float = Field(
+        0.0,
+        ge=0.0,
+        le=1000.0,
+        description="px between boxes: above each other in a stack (they drop into place), side by side "
+        "in a pyramid.",
+    )
+    offsets: list[float] = Field(
+        [], description="Sideways shift of each box of a stack, px, used in turn (e.g. [0, 3, -2])."
+    )
+    positions: list[Vec2] = Field([], max_length=MAX_BOXES, description='Centres [[x, y], ...], px ("list").')
+    angles_deg: list[float] = Field(
+        [], description='Angle of each box of `positions`, degrees counter-clockwise ("list"; default 0).'
+    )
+    density: float = Field(
+        1.0, gt=0.0, le=1000.0, description="Mass per area; 1 weighs as much as circles of the same area."
+    )
+    friction: float = Field(
+        0.6,
+        ge=0.0,
+        le=2.0,
+        description="Coulomb friction (a pair of boxes uses the geometric mean; walls and particles "
+        "take the box's own).",
+    )
+    fixed: bool = Field(False, description="Whether the boxes never move: platforms and obstacles.")
+    iterations: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description="Solver passes for this set's contacts instead of [world.rigid] iterations.",
+    )
+    colors: list[Color] = Field(
+        ["#d6a25c", "#c98b4a", "#e0b877"],
+        min_length=1,
+        max_length=8,
+        description="Fill colours, given to the boxes in turn.",
+    )
+
+    @model_validator(mode="after")
+    def _layout_is_complete(self) -> BoxesTable:
+        if self.layout == "list" and not self.positions:
+            raise AtKey("positions", 'expected at least one [x, y] for layout "list", got none')
+        if self.angles_deg and len(self.angles_deg) != len(self.positions):
+            raise AtKey(
+                "angles_deg",
+                f"expected one angle per position ({len(self.positions)}), got {len(self.angles_deg)}",
+            )
+        if self.layout == "pyramid" and self.count * (self.count + 1) // 2 > MAX_BOXES:
+            raise AtKey(
+                "count",
+                f"expected a pyramid of at most {MAX_BOXES} boxes, got {self.count * (self.count + 1) // 2}",
+            )
+        return self
+
+
 class ToolsTable(Table):
     """Which input tools the level offers, and how strong they are."""
 
@@ -451,6 +577,7 @@ class Level(Table):
     cloth: list[ClothTable] = Field([], description="Cloth sheets, each a [[cloth]] table.")
     balls: list[BallsTable] = Field([], description="Sets of circles, each a [[balls]] table.")
     creature: list[CreatureTable] = Field([], description="Soft-body creatures, each a [[creature]] table.")
+    boxes: list[BoxesTable] = Field([], description="Sets of rigid boxes, each a [[boxes]] table.")
     tools: ToolsTable = Field(default_factory=ToolsTable, description="See [tools].")
     panel: PanelTable = Field(default_factory=PanelTable, description="See [panel].")
     view: ViewTable = Field(default_factory=ViewTable, description="See [view].")
@@ -461,6 +588,7 @@ class Level(Table):
         bodies = [("cloth", k, body.name) for k, body in enumerate(self.cloth)]
         bodies += [("balls", k, body.name) for k, body in enumerate(self.balls)]
         bodies += [("creature", k, body.name) for k, body in enumerate(self.creature)]
+        bodies += [("boxes", k, body.name) for k, body in enumerate(self.boxes)]
         for table, k, name in bodies:
             if name in seen:
                 raise AtKey(f"{table}.{k}.name", f"expected a name no other body uses, got {name!r}")

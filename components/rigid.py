@@ -1,0 +1,237 @@
+"""Rigid boxes: the body store, the contact store that carries impulses between steps, and the settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from components.growth import grow
+
+CORRECTIONS = ("soft", "baumgarte", "split", "none")
+"""How the box solver removes overlap: ``soft`` is the substepped soft step (soft contacts, then a
+relax pass without bias); the other three are plain sequential impulses with a Baumgarte bias, a
+separate position pass (split impulse), or nothing at all."""
+
+PLANES = 4
+"""The walls are four half-planes, body indices ``-1`` (floor) to ``-4``: see ``plane_body``."""
+
+
+def plane_body(side: int) -> int:
+    """The body index a contact uses for wall ``side`` (0 floor, 1 ceiling, 2 left, 3 right)."""
+    return -1 - side
+
+
+@dataclass
+class RigidSettings:
+    """The box solver's knobs, as the level's ``[world.rigid]`` table and the panel set them.
+
+    Lengths are px, times seconds. ``iterations`` counts solver passes per
+    substep (the relax pass of the soft step runs as many); a box set may ask
+    for its own count (``RigidStore.iterations``).
+    """
+
+    correction: str = "soft"
+    substeps: int = 4
+    iterations: int = 2
+    slop: float = 0.4
+    """Overlap left alone, px: resting contacts settle at this depth instead of jittering around zero."""
+    percent: float = 0.2
+    """Share of the overlap beyond the slop removed per step (Baumgarte and split)."""
+    contact_hertz: float = 30.0
+    """Stiffness of the soft contacts (soft step), as the frequency of the spring they act as."""
+    damping_ratio: float = 10.0
+    """Damping of the soft contacts: well above 1, so a box pressed in comes back without bouncing."""
+    push_speed: float = 120.0
+    """px/s: the fastest the soft step pushes overlapping boxes apart (deep overlaps do not explode)."""
+    sleeping: bool = True
+    sleep_speed: float = 2.0
+    """px/s: a body slower than this (its corners included) for ``sleep_delay`` may sleep."""
+    sleep_delay: float = 0.5
+
+
+class RigidStore:
+    """Every box of the world, as structure-of-arrays numpy buffers.
+
+    Rows ``[0, count)`` are in use and never move (a box is never removed);
+    arrays grow by doubling, so hold indices, never slices.
+
+    Attributes (``N`` = capacity):
+        pos: ``(N, 2)`` float64, centre of mass in px.
+        angle: ``(N,)`` float64, radians counter-clockwise.
+        vel: ``(N, 2)`` float64, px/s.
+        omega: ``(N,)`` float64, rad/s.
+        inv_mass, inv_inertia: ``(N,)`` float64, 0 for fixed boxes.
+        half: ``(N, 2)`` float64, half width and half height, px.
+        friction: ``(N,)`` float64, Coulomb coefficient (a pair uses the geometric mean).
+        iterations: ``(N,)`` int64, solver passes for this box's contacts (0: the world's).
+        sleep_time: ``(N,)`` float64, seconds the box has been slow.
+        asleep: ``(N,)`` bool.
+        island: ``(N,)`` int64, the island a sleeping box went to sleep with (its lowest box index).
+        owner: ``(N,)`` int64, the entity of the box set.
+    """
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.count = 0
+        self.pos = np.zeros((capacity, 2))
+        self.angle = np.zeros(capacity)
+        self.vel = np.zeros((capacity, 2))
+        self.omega = np.zeros(capacity)
+        self.inv_mass = np.zeros(capacity)
+        self.inv_inertia = np.zeros(capacity)
+        self.half = np.zeros((capacity, 2))
+        self.friction = np.zeros(capacity)
+        self.iterations = np.zeros(capacity, dtype=np.int64)
+        self.sleep_time = np.zeros(capacity)
+        self.asleep = np.zeros(capacity, dtype=np.bool_)
+        self.island = np.full(capacity, -1, dtype=np.int64)
+        self.owner = np.zeros(capacity, dtype=np.int64)
+        self.max_half = 0.0
+        """The largest half diagonal of any box: the broadphase sizes its cells by it."""
+
+    def add(
+        self,
+        pos: npt.NDArray[np.float64],
+        angle: npt.NDArray[np.float64],
+        half: npt.NDArray[np.float64],
+        density: float,
+        friction: float,
+        owner: int,
+        fixed: bool = False,
+        iterations: int = 0,
+    ) -> range:
+        """Append boxes at ``pos`` ``(n, 2)`` turned by ``angle`` ``(n,)``, of ``half`` extents ``(n, 2)``.
+
+        Mass is ``density`` × area in circle units (a circle of radius 5 px
+        weighs 1, so a box and a ball of equal area weigh the same); the
+        moment of inertia is a solid rectangle's, ``m (w² + h²) / 12``.
+        """
+        n = len(pos)
+        start = self.count
+        end = start + n
+        self._reserve(end)
+        width, height = 2.0 * half[:, 0], 2.0 * half[:, 1]
+        mass = density * width * height / (np.pi * 25.0)
+        inertia = mass * (width**2 + height**2) / 12.0
+        self.pos[start:end] = pos
+        self.angle[start:end] = angle
+        self.vel[start:end] = 0.0
+        self.omega[start:end] = 0.0
+        self.inv_mass[start:end] = 0.0 if fixed else 1.0 / mass
+        self.inv_inertia[start:end] = 0.0 if fixed else 1.0 / inertia
+        self.half[start:end] = half
+        self.friction[start:end] = friction
+        self.iterations[start:end] = iterations
+        self.sleep_time[start:end] = 0.0
+        self.asleep[start:end] = False
+        self.island[start:end] = -1
+        self.owner[start:end] = owner
+        self.count = end
+        if n:
+            self.max_half = max(self.max_half, float(np.max(np.hypot(half[:, 0], half[:, 1]))))
+        return range(start, end)
+
+    def _reserve(self, needed: int) -> None:
+        capacity = len(self.pos)
+        if needed <= capacity:
+            return
+        while capacity < needed:
+            capacity *= 2
+        for name in ARRAYS:
+            setattr(self, name, grow(getattr(self, name), capacity, -1 if name == "island" else 0))
+
+
+ARRAYS = (
+    "pos",
+    "angle",
+    "vel",
+    "omega",
+    "inv_mass",
+    "inv_inertia",
+    "half",
+    "friction",
+    "iterations",
+    "sleep_time",
+    "asleep",
+    "island",
+    "owner",
+)
+
+
+@dataclass
+class ContactStore:
+    """The contact points of the last step, and the impulses they ended with (for warm starting).
+
+    One row per point; a pair of boxes (or a box and a wall) has up to two.
+    ``a`` is a box, ``b`` a box or a wall (``plane_body``); the normal points
+    from a to b. ``key`` identifies a point across steps (the two bodies and
+    the features that made it): a point whose key was there last step starts
+    from the impulses it ended with. Everything is filled by the contact and
+    solver kernels; Python only reads it (metrics, debug view).
+    """
+
+    count: int = 0
+    a: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    b: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    key: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    point: np.ndarray = field(default_factory=lambda: np.zeros((256, 2)))
+    """World position of the point when it was found, px (between the two surfaces)."""
+    normal: np.ndarray = field(default_factory=lambda: np.zeros((256, 2)))
+    separation: np.ndarray = field(default_factory=lambda: np.zeros(256))
+    """Gap along the normal when found, px: negative is overlap."""
+    gap: np.ndarray = field(default_factory=lambda: np.zeros(256))
+    """Gap along the normal at the end of the step, px (what the metrics and the debug view show)."""
+    normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
+    tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
+    last_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Keys of the previous step's points, ascending, with their impulses below."""
+    last_normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    last_tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def reserve(self, points: int) -> None:
+        """Make room for ``points`` rows (doubling)."""
+        capacity = len(self.a)
+        if points <= capacity:
+            return
+        while capacity < points:
+            capacity *= 2
+        for name in (
+            "a",
+            "b",
+            "key",
+            "point",
+            "normal",
+            "separation",
+            "gap",
+            "normal_impulse",
+            "tangent_impulse",
+        ):
+            setattr(self, name, grow(getattr(self, name), capacity))
+
+
+@dataclass
+class Boxes:
+    """A set of rigid boxes: one entity per ``[[boxes]]`` entry; its rows in the ``RigidStore``."""
+
+    name: str
+    bodies: range
+    colors: tuple[tuple[int, int, int, int], ...] = ((214, 162, 92, 255),)
+    """Fill colours, given to the boxes in turn."""
+
+
+@dataclass
+class BoxGrid:
+    """The boxes' broadphase grid (centres counting-sorted by cell) and the pairs listed from it."""
+
+    cell: float = 1.0
+    left: float = 0.0
+    bottom: float = 0.0
+    cols: int = 1
+    rows: int = 1
+    cell_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    cell_start: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    pair_a: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    pair_b: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    pair_count: int = 0

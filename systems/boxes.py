@@ -1,0 +1,411 @@
+"""Rigid boxes: building stacks and pyramids, stepping them, sleeping, and particles meeting them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores, WorldSettings
+from components.tools import NOTHING
+from systems import world
+from systems.fields import by_entity
+from systems.kernels.box_contacts import collide_boxes
+from systems.kernels.box_grid import bin_boxes, box_pairs
+from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
+from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
+from systems.kernels.box_solver import step_boxes
+from systems.schedule import Stage, Step, System
+
+SPECULATIVE_SLOPS = 4.0
+"""Contacts are found this many slops (at least ``MIN_SPECULATIVE`` px) before the boxes touch,
+plus how far they can move in the step: the solver then stops them at touching instead of letting
+them sink in first."""
+
+MIN_SPECULATIVE = 0.5
+
+WAKE_SPEED = 60.0
+"""px/s: a particle hitting a sleeping box faster than this wakes it; slower ones (a resting pile,
+a hanging cloth) treat it as fixed, so a box under a heap of balls can still sleep."""
+
+PARTICLE_MARGIN = 2.0
+"""px: particles listed near a box are this close or closer (the list is renewed every substep)."""
+
+
+def stack_centers(
+    count: int, size: tuple[float, float], base: tuple[float, float], gap: float, offsets: list[float]
+) -> npt.NDArray[np.float64]:
+    """Centres of ``count`` boxes stacked up from ``base`` (the bottom box's bottom middle), ``gap`` px
+    apart, each shifted sideways by ``offsets`` in turn."""
+    height = size[1]
+    rows = np.arange(count)
+    shift = np.array([offsets[k % len(offsets)] for k in rows]) if offsets else np.zeros(count)
+    return np.column_stack([base[0] + shift, base[1] + 0.5 * height + gap + rows * (height + gap)])
+
+
+def pyramid_centers(
+    layers: int, size: tuple[float, float], base: tuple[float, float], gap: float
+) -> npt.NDArray[np.float64]:
+    """Centres of a pyramid ``layers`` boxes wide at the bottom, one fewer on each layer up, centred on
+    ``base`` (the bottom layer's bottom middle); boxes ``gap`` px apart across, layers touching."""
+    width, height = size
+    pitch = width + gap
+    centers = []
+    for layer in range(layers):
+        across = layers - layer
+        first = base[0] - 0.5 * (across - 1) * pitch
+        for k in range(across):
+            centers.append((first + k * pitch, base[1] + (layer + 0.5) * height))
+    return np.array(centers, dtype=np.float64).reshape(-1, 2)
+
+
+def build_boxes(
+    stores: Stores,
+    entity: int,
+    name: str,
+    centers: npt.NDArray[np.float64],
+    angles: npt.NDArray[np.float64],
+    size: tuple[float, float],
+    density: float,
+    friction: float,
+    fixed: bool,
+    iterations: int,
+    colors: tuple[tuple[int, int, int, int], ...],
+) -> Boxes:
+    """Add boxes of one ``size`` at ``centers`` ``(n, 2)`` turned by ``angles`` ``(n,)`` radians."""
+    half = np.tile(np.array(size, dtype=np.float64) * 0.5, (len(centers), 1))
+    rows = stores.rigid.add(centers, angles, half, density, friction, entity, fixed, iterations)
+    return Boxes(name=name, bodies=rows, colors=colors)
+
+
+def box_at(store: RigidStore, x: float, y: float) -> int:
+    """The movable box (the last added, where several overlap) whose outline holds (x, y), or ``NOTHING``."""
+    n = store.count
+    if n == 0:
+        return NOTHING
+    offset = np.array([x, y]) - store.pos[:n]
+    c, s = np.cos(store.angle[:n]), np.sin(store.angle[:n])
+    local_x = c * offset[:, 0] + s * offset[:, 1]
+    local_y = -s * offset[:, 0] + c * offset[:, 1]
+    held = (np.abs(local_x) <= store.half[:n, 0]) & (np.abs(local_y) <= store.half[:n, 1])
+    inside = np.flatnonzero(held & (store.inv_mass[:n] > 0.0))
+    return int(inside[-1]) if len(inside) else NOTHING
+
+
+def wake(store: RigidStore, body: int) -> None:
+    """Wake the island ``body`` fell asleep with."""
+    wake_island(body, store.asleep, store.island, store.sleep_time)
+
+
+def wake_all(store: RigidStore) -> None:
+    """Wake every box (the world changed under them: gravity turned, walls moved)."""
+    n = store.count
+    store.asleep[:n] = False
+    store.island[:n] = -1
+    store.sleep_time[:n] = 0.0
+
+
+def bin_grid(
+    grid: BoxGrid, store: RigidStore, bounds: tuple[float, float, float, float], reach: float
+) -> None:
+    """Counting-sort the box centres into cells ``reach`` px wide over ``bounds``."""
+    n = store.count
+    left, bottom, right, top = bounds
+    cols = max(1, min(4096, math.ceil((right - left) / reach)))
+    rows = max(1, min(4096, math.ceil((top - bottom) / reach)))
+    cell = max(reach, (right - left) / cols, (top - bottom) / rows)
+    if len(grid.cell_start) != cols * rows + 1:
+        grid.cell_start = np.zeros(cols * rows + 1, dtype=np.int64)
+    if len(grid.order) < n:
+        grid.order = np.zeros(len(store.pos), dtype=np.int64)
+        grid.cell_of = np.zeros(len(store.pos), dtype=np.int64)
+    grid.cell, grid.left, grid.bottom, grid.cols, grid.rows = cell, left, bottom, cols, rows
+    bin_boxes(store.pos[:n], left, bottom, cell, cols, rows, grid.cell_of, grid.cell_start, grid.order)
+
+
+def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> None:
+    """List the box pairs that may touch in this step into ``grid.pair_a``/``pair_b``."""
+    n = store.count
+    while True:
+        found = box_pairs(
+            store.pos[:n],
+            store.angle[:n],
+            store.half[:n],
+            moving,
+            margin,
+            grid.cols,
+            grid.rows,
+            grid.cell_of,
+            grid.cell_start,
+            grid.order,
+            grid.pair_a,
+            grid.pair_b,
+        )
+        if found <= len(grid.pair_a):
+            break
+        grid.pair_a = np.zeros(2 * found, dtype=np.int64)
+        grid.pair_b = np.zeros(2 * found, dtype=np.int64)
+    grid.pair_count = found
+
+
+def wall_planes(settings: WorldSettings) -> npt.NDArray[np.float64]:
+    """The four walls as ``(inward normal x, y, offset)`` rows: floor, ceiling, left, right."""
+    left, bottom, right, top = settings.walls
+    return np.array([[0.0, 1.0, bottom], [0.0, -1.0, -top], [1.0, 0.0, left], [-1.0, 0.0, -right]])
+
+
+def find_contacts(
+    contacts: ContactStore,
+    store: RigidStore,
+    grid: BoxGrid,
+    moving: np.ndarray,
+    margin: np.ndarray,
+    walls: np.ndarray,
+    wall_margin: float,
+) -> None:
+    """Fill ``contacts`` with every point of the listed pairs and of the walls, warm started."""
+    n = store.count
+    while True:
+        found = collide_boxes(
+            store.pos[:n],
+            store.angle[:n],
+            store.half[:n],
+            moving,
+            margin,
+            grid.pair_a[: grid.pair_count],
+            grid.pair_b[: grid.pair_count],
+            walls,
+            wall_margin,
+            contacts.last_key,
+            contacts.last_normal_impulse,
+            contacts.last_tangent_impulse,
+            contacts.a,
+            contacts.b,
+            contacts.key,
+            contacts.point,
+            contacts.normal,
+            contacts.separation,
+            contacts.normal_impulse,
+            contacts.tangent_impulse,
+        )
+        if found <= len(contacts.a):
+            break
+        contacts.reserve(found)
+    contacts.count = found
+
+
+def remember_impulses(contacts: ContactStore) -> None:
+    """Keep this step's impulses by key, ascending, for the next step's warm start."""
+    m = contacts.count
+    order = np.argsort(contacts.key[:m], kind="stable")
+    contacts.last_key = contacts.key[:m][order]
+    contacts.last_normal_impulse = contacts.normal_impulse[:m][order]
+    contacts.last_tangent_impulse = contacts.tangent_impulse[:m][order]
+
+
+def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
+    """The box a mouse spring holds (or ``NOTHING``) and the spring's state for the solver."""
+    for _, grab in by_entity(Grab):
+        if grab.box != NOTHING and grab.held:
+            spring = grab.spring
+            spring[0:2] = grab.anchor
+            spring[2:4] = grab.target
+            spring[4] = grab.hertz
+            spring[5] = grab.damping_ratio
+            spring[6] = grab.max_accel / store.inv_mass[grab.box] if store.inv_mass[grab.box] > 0.0 else 0.0
+            return grab.box, spring
+    return NOTHING, np.zeros(9)
+
+
+class BoxStepSystem(System):
+    """Steps every box once per particle substep: contacts, the solver, then (once a frame) sleeping.
+
+    The solver runs ``ceil(substeps / particle substeps)`` substeps of its
+    own per call, so a frame gets about ``[world.rigid] substeps`` of them
+    whatever the particles need. Gravity turning or walls moving wake every
+    box: the world they settled in changed.
+    """
+
+    name = "boxes"
+    stage = Stage.SUBSTEP
+    after = ("integrate", "pins", "fields")
+    before = ("broadphase",)
+
+    def __init__(self) -> None:
+        self._gravity: tuple[float, float] | None = None
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        store = stores.rigid
+        n = store.count
+        if n == 0:
+            return
+        settings = world.settings()
+        rigid = settings.rigid
+        if settings.gravity != self._gravity or settings.wall_velocity != (0.0, 0.0):
+            if self._gravity is not None:
+                wake_all(store)
+            self._gravity = settings.gravity
+        spring_body, spring = held_box(store)
+        if spring_body != NOTHING:
+            wake(store, spring_body)
+        substeps = max(1, math.ceil(rigid.substeps / step.substeps))
+        grid, contacts = stores.box_grid, stores.contacts
+        speculative = max(MIN_SPECULATIVE, SPECULATIVE_SLOPS * rigid.slop)
+        moving = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
+        speed = np.hypot(store.vel[:n, 0], store.vel[:n, 1]) + np.abs(store.omega[:n]) * np.hypot(
+            store.half[:n, 0], store.half[:n, 1]
+        )
+        margin = 0.5 * speculative + speed * step.dt
+        reach = 2.0 * store.max_half + 2.0 * float(margin.max())
+        bin_grid(grid, store, settings.walls, reach)
+        list_pairs(grid, store, moving, margin)
+        if wake_touched(
+            grid.pair_a[: grid.pair_count],
+            grid.pair_b[: grid.pair_count],
+            store.inv_mass[:n],
+            store.asleep[:n],
+            store.island[:n],
+            store.sleep_time[:n],
+        ):
+            moving = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
+            list_pairs(grid, store, moving, margin)
+        wall_speed = math.hypot(*settings.wall_velocity)
+        find_contacts(
+            contacts,
+            store,
+            grid,
+            moving,
+            margin,
+            wall_planes(settings),
+            0.5 * speculative + wall_speed * step.dt,
+        )
+        m = contacts.count
+        step_boxes(
+            store.pos[:n],
+            store.angle[:n],
+            store.vel[:n],
+            store.omega[:n],
+            store.inv_mass[:n],
+            store.inv_inertia[:n],
+            store.friction[:n],
+            store.iterations[:n],
+            moving,
+            contacts.a[:m],
+            contacts.b[:m],
+            contacts.point[:m],
+            contacts.normal[:m],
+            contacts.separation[:m],
+            contacts.normal_impulse[:m],
+            contacts.tangent_impulse[:m],
+            contacts.gap[:m],
+            spring,
+            spring_body,
+            settings.gravity[0],
+            settings.gravity[1],
+            settings.wall_velocity[0],
+            settings.wall_velocity[1],
+            step.dt,
+            substeps,
+            rigid.iterations,
+            CORRECTIONS.index(rigid.correction),
+            rigid.slop,
+            rigid.percent,
+            rigid.contact_hertz,
+            rigid.damping_ratio,
+            rigid.push_speed,
+        )
+        remember_impulses(contacts)
+        if step.substep == step.substeps - 1 and rigid.sleeping:
+            fall_asleep(
+                store.vel[:n],
+                store.omega[:n],
+                store.half[:n],
+                store.inv_mass[:n],
+                store.sleep_time[:n],
+                store.asleep[:n],
+                store.island[:n],
+                contacts.a[:m],
+                contacts.b[:m],
+                step.dt * step.substeps,
+                rigid.sleep_speed,
+                rigid.sleep_delay,
+                spring_body,
+            )
+
+
+class BoxParticleSystem(System):
+    """Pushes particles out of boxes and the boxes back each iteration (who is near whom: once a substep)."""
+
+    name = "box_particles"
+    stage = Stage.ITERATION
+    after = ("distances", "bounds", "collisions")
+
+    def __init__(self) -> None:
+        self._grid = BoxGrid()
+        self._particle = np.zeros(1024, dtype=np.int64)
+        self._box = np.zeros(1024, dtype=np.int64)
+        self._count = 0
+
+    def process(self, step: Step) -> None:
+        stores = world.stores()
+        store, particles = stores.rigid, stores.particles
+        n, count = store.count, particles.count
+        if n == 0 or count == 0:
+            return
+        if step.iteration == 0:
+            self._list(stores)
+        if self._count == 0:
+            return
+        push_out_of_boxes(
+            particles.pos[:count],
+            particles.prev[:count],
+            particles.inv_mass[:count],
+            particles.radius[:count],
+            store.pos[:n],
+            store.angle[:n],
+            store.vel[:n],
+            store.omega[:n],
+            store.inv_mass[:n],
+            store.inv_inertia[:n],
+            store.half[:n],
+            store.friction[:n],
+            store.asleep[:n],
+            store.island[:n],
+            store.sleep_time[:n],
+            self._particle[: self._count],
+            self._box[: self._count],
+            step.dt,
+            WAKE_SPEED,
+        )
+
+    def _list(self, stores: Stores) -> None:
+        """List the (particle, box) pairs near enough to touch during this substep."""
+        store, particles, grid = stores.rigid, stores.particles, self._grid
+        n, count = store.count, particles.count
+        bin_grid(grid, store, world.settings().walls, store.max_half + particles.max_radius + PARTICLE_MARGIN)
+        while True:
+            found = list_near_boxes(
+                particles.pos[:count],
+                particles.radius[:count],
+                particles.kind[:count],
+                store.pos[:n],
+                store.angle[:n],
+                store.half[:n],
+                PARTICLE_MARGIN,
+                grid.left,
+                grid.bottom,
+                grid.cell,
+                grid.cols,
+                grid.rows,
+                grid.cell_start,
+                grid.order,
+                self._particle,
+                self._box,
+            )
+            if found <= len(self._particle):
+                break
+            self._particle = np.zeros(2 * found, dtype=np.int64)
+            self._box = np.zeros(2 * found, dtype=np.int64)
+        self._count = found

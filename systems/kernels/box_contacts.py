@@ -1,0 +1,335 @@
+"""Contact points between boxes, and between boxes and the walls: separating axes, then edge clipping.
+
+A manifold has up to two points, each with a feature key (which face of
+which box was the reference, which edge of the other met it, and whether
+the point is one of that edge's corners or where a side plane of the
+reference face clipped it), so a point found again next step is recognised
+and starts from the impulses it ended with (warm starting).
+
+Normals point from body ``a`` to body ``b``; separations are negative where
+the boxes overlap. Points up to ``margin`` apart are kept as speculative
+contacts: the solver lets such a pair close the gap but not overlap.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+FACE_TOLERANCE = 0.02
+"""Share of the smaller half extent by which a face of box B (or A's second axis) must separate
+better than the best so far to become the reference face: the choice stays put from step to step
+while a stack rests, and so do the feature keys."""
+
+FEATURES = 128
+"""Feature codes per pair: ``flip · 64 + reference face · 16 + incident face · 4 + point``."""
+
+PLANES = 4
+
+
+@numba.njit(cache=True)
+def _axes(angle: float) -> tuple[float, float, float, float]:
+    """The box's x axis ``(ux, uy)`` and y axis ``(vx, vy)`` in the world."""
+    c = math.cos(angle)
+    s = math.sin(angle)
+    return c, s, -s, c
+
+
+@numba.njit(cache=True)
+def _face(face: int, angle: float, hx: float, hy: float) -> tuple[float, float, float, float, float, float]:
+    """Face ``face`` of a box (0 +x, 1 +y, 2 −x, 3 −y): outward normal, tangent, half length along the
+    tangent, and the distance from the centre to the face along its normal."""
+    ux, uy, vx, vy = _axes(angle)
+    if face == 0:
+        return ux, uy, vx, vy, hy, hx
+    if face == 1:
+        return vx, vy, -ux, -uy, hx, hy
+    if face == 2:
+        return -ux, -uy, -vx, -vy, hy, hx
+    return -vx, -vy, ux, uy, hx, hy
+
+
+@numba.njit(cache=True)
+def _separation(
+    nx: float, ny: float, dx: float, dy: float, angle: float, hx: float, hy: float, extent: float
+) -> float:
+    """Gap along axis n between a box of extent ``extent`` on it (at the origin) and one at ``d``."""
+    ux, uy, vx, vy = _axes(angle)
+    reach = abs(ux * nx + uy * ny) * hx + abs(vx * nx + vy * ny) * hy
+    return abs(dx * nx + dy * ny) - extent - reach
+
+
+@numba.njit(cache=True)
+def box_box(
+    ax: float,
+    ay: float,
+    a_angle: float,
+    ahx: float,
+    ahy: float,
+    bx: float,
+    by: float,
+    b_angle: float,
+    bhx: float,
+    bhy: float,
+    margin: float,
+) -> tuple[int, float, float, float, float, float, int, float, float, float, int]:
+    """The manifold of boxes a and b (centre, angle, half extents each).
+
+    Returns ``(count, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1)``: how many
+    points (0 to 2), the normal from a to b, and each point's position,
+    separation and feature code. The reference face is the face of either
+    box along which they separate best (favouring A, then x, by
+    ``FACE_TOLERANCE``); the incident edge is the face of the other box most
+    opposed to it, clipped to the reference face's sides. A point sits
+    halfway between the incident corner and the reference face.
+    """
+    dx = bx - ax
+    dy = by - ay
+    a_ux, a_uy, a_vx, a_vy = _axes(a_angle)
+    b_ux, b_uy, b_vx, b_vy = _axes(b_angle)
+    tolerance = FACE_TOLERANCE * min(ahx, ahy, bhx, bhy)
+    # the four candidate axes: A's x, A's y, B's x, B's y
+    best = -math.inf
+    best_axis = -1
+    for axis in range(4):
+        if axis == 0:
+            s = _separation(a_ux, a_uy, dx, dy, b_angle, bhx, bhy, ahx)
+        elif axis == 1:
+            s = _separation(a_vx, a_vy, dx, dy, b_angle, bhx, bhy, ahy)
+        elif axis == 2:
+            s = _separation(b_ux, b_uy, dx, dy, a_angle, ahx, ahy, bhx)
+        else:
+            s = _separation(b_vx, b_vy, dx, dy, a_angle, ahx, ahy, bhy)
+        if s > margin:
+            return 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0
+        if best_axis < 0 or s > best + tolerance:
+            best = s
+            best_axis = axis
+    flip = best_axis >= 2
+    # the reference box and the incident one
+    if flip:
+        rx, ry, r_angle, rhx, rhy = bx, by, b_angle, bhx, bhy
+        ix, iy, i_angle, ihx, ihy = ax, ay, a_angle, ahx, ahy
+        along_x, along_y = -dx, -dy
+    else:
+        rx, ry, r_angle, rhx, rhy = ax, ay, a_angle, ahx, ahy
+        ix, iy, i_angle, ihx, ihy = bx, by, b_angle, bhx, bhy
+        along_x, along_y = dx, dy
+    # the reference face: the one of the reference box facing the other box
+    ux, uy, vx, vy = _axes(r_angle)
+    if best_axis % 2 == 0:
+        ref_face = 0 if ux * along_x + uy * along_y > 0.0 else 2
+    else:
+        ref_face = 1 if vx * along_x + vy * along_y > 0.0 else 3
+    nx, ny, tx, ty, side, depth = _face(ref_face, r_angle, rhx, rhy)
+    # the incident face: the other box's face most opposed to the reference normal
+    inc_face = 0
+    lowest = math.inf
+    for face in range(4):
+        fx, fy, _, _, _, _ = _face(face, i_angle, ihx, ihy)
+        d = fx * nx + fy * ny
+        if d < lowest:
+            lowest = d
+            inc_face = face
+    fx, fy, gx, gy, glen, gdist = _face(inc_face, i_angle, ihx, ihy)
+    # the incident edge's two corners, as offsets along the reference face's tangent and normal
+    face_x = rx + nx * depth
+    face_y = ry + ny * depth
+    cx0 = ix + fx * gdist - gx * glen - face_x
+    cy0 = iy + fy * gdist - gy * glen - face_y
+    cx1 = ix + fx * gdist + gx * glen - face_x
+    cy1 = iy + fy * gdist + gy * glen - face_y
+    t0 = cx0 * tx + cy0 * ty
+    n0 = cx0 * nx + cy0 * ny
+    t1 = cx1 * tx + cy1 * ty
+    n1 = cx1 * nx + cy1 * ny
+    code0 = 0
+    code1 = 1
+    # clip the edge to the reference face's two sides, |t| <= side
+    for k_side in range(2):
+        sign = -1.0 if k_side == 0 else 1.0
+        d0 = sign * t0 - side
+        d1 = sign * t1 - side
+        if d0 > 0.0 and d1 > 0.0:
+            return 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0
+        if d0 > 0.0 or d1 > 0.0:
+            f = d0 / (d0 - d1)
+            t_new = t0 + f * (t1 - t0)
+            n_new = n0 + f * (n1 - n0)
+            if d0 > 0.0:
+                t0, n0, code0 = t_new, n_new, 2 + k_side
+            else:
+                t1, n1, code1 = t_new, n_new, 2 + k_side
+    key = (1 if flip else 0) * 64 + ref_face * 16 + inc_face * 4
+    normal_x = -nx if flip else nx
+    normal_y = -ny if flip else ny
+    # halfway between each incident point and the reference face; the deeper first when only one stays
+    x0 = face_x + tx * t0 + nx * 0.5 * n0
+    y0 = face_y + ty * t0 + ny * 0.5 * n0
+    x1 = face_x + tx * t1 + nx * 0.5 * n1
+    y1 = face_y + ty * t1 + ny * 0.5 * n1
+    if n0 > margin and n1 > margin:
+        return 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0
+    if n0 > margin:
+        return 1, normal_x, normal_y, x1, y1, n1, key + code1, 0.0, 0.0, 0.0, 0
+    if n1 > margin:
+        return 1, normal_x, normal_y, x0, y0, n0, key + code0, 0.0, 0.0, 0.0, 0
+    return 2, normal_x, normal_y, x0, y0, n0, key + code0, x1, y1, n1, key + code1
+
+
+@numba.njit(cache=True)
+def box_plane(
+    ax: float,
+    ay: float,
+    a_angle: float,
+    ahx: float,
+    ahy: float,
+    mx: float,
+    my: float,
+    offset: float,
+    margin: float,
+) -> tuple[int, float, float, float, int, float, float, float, int]:
+    """The manifold of a box and the wall ``m · x >= offset`` (m points into the world).
+
+    Returns ``(count, x0, y0, s0, f0, x1, y1, s1, f1)``: up to the two
+    deepest corners within ``margin``, each keyed by its corner index, at
+    the point halfway to the wall. The normal, from the box into the wall,
+    is ``-m``.
+    """
+    ux, uy, vx, vy = _axes(a_angle)
+    count = 0
+    x0 = y0 = s0 = x1 = y1 = s1 = 0.0
+    f0 = f1 = 0
+    for corner in range(4):
+        sx = 1.0 if corner == 0 or corner == 3 else -1.0
+        sy = 1.0 if corner < 2 else -1.0
+        x = ax + sx * ahx * ux + sy * ahy * vx
+        y = ay + sx * ahx * uy + sy * ahy * vy
+        s = mx * x + my * y - offset
+        if s > margin:
+            continue
+        px = x - 0.5 * s * mx
+        py = y - 0.5 * s * my
+        if count == 0:
+            x0, y0, s0, f0 = px, py, s, corner
+            count = 1
+        elif count == 1:
+            x1, y1, s1, f1 = px, py, s, corner
+            count = 2
+        elif s0 >= s1 and s < s0:  # keep the two deepest
+            x0, y0, s0, f0 = px, py, s, corner
+        elif s1 > s0 and s < s1:
+            x1, y1, s1, f1 = px, py, s, corner
+    return count, x0, y0, s0, f0, x1, y1, s1, f1
+
+
+@numba.njit(cache=True)
+def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
+    """One integer naming a contact point across steps: its two bodies (walls below zero) and feature."""
+    return ((a * (bodies + PLANES)) + (b + PLANES)) * FEATURES + feature
+
+
+@numba.njit(cache=True)
+def collide_boxes(
+    pos: npt.NDArray[np.float64],
+    angle: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    pair_a: npt.NDArray[np.int64],
+    pair_b: npt.NDArray[np.int64],
+    walls: npt.NDArray[np.float64],
+    wall_margin: float,
+    last_key: npt.NDArray[np.int64],
+    last_normal_impulse: npt.NDArray[np.float64],
+    last_tangent_impulse: npt.NDArray[np.float64],
+    c_a: npt.NDArray[np.int64],
+    c_b: npt.NDArray[np.int64],
+    c_key: npt.NDArray[np.int64],
+    c_point: npt.NDArray[np.float64],
+    c_normal: npt.NDArray[np.float64],
+    c_separation: npt.NDArray[np.float64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+) -> int:
+    """Every contact point of the listed pairs and of the moving boxes against the walls.
+
+    ``walls`` is ``(4, 3)``: each wall's inward normal and offset
+    (``m · x >= offset`` is inside), in ``plane_body`` order. A point whose
+    key was among ``last_key`` (ascending) starts from the impulses it
+    ended the last step with; new points start from zero. Returns the
+    number of points; when the ``c_`` rows are too few, only the count is
+    right: grow them and call again.
+    """
+    capacity = c_a.shape[0]
+    bodies = pos.shape[0]
+    count = 0
+    for p in range(pair_a.shape[0]):
+        a = pair_a[p]
+        b = pair_b[p]
+        found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
+            pos[a, 0],
+            pos[a, 1],
+            angle[a],
+            half[a, 0],
+            half[a, 1],
+            pos[b, 0],
+            pos[b, 1],
+            angle[b],
+            half[b, 0],
+            half[b, 1],
+            margin[a] + margin[b],
+        )
+        for k in range(found):
+            if count < capacity:
+                c_a[count] = a
+                c_b[count] = b
+                c_normal[count, 0] = nx
+                c_normal[count, 1] = ny
+                c_point[count, 0] = x0 if k == 0 else x1
+                c_point[count, 1] = y0 if k == 0 else y1
+                c_separation[count] = s0 if k == 0 else s1
+                c_key[count] = contact_key(a, b, f0 if k == 0 else f1, bodies)
+            count += 1
+    for a in range(bodies):
+        if not moving[a]:
+            continue
+        for side in range(PLANES):
+            mx = walls[side, 0]
+            my = walls[side, 1]
+            found, x0, y0, s0, f0, x1, y1, s1, f1 = box_plane(
+                pos[a, 0],
+                pos[a, 1],
+                angle[a],
+                half[a, 0],
+                half[a, 1],
+                mx,
+                my,
+                walls[side, 2],
+                margin[a] + wall_margin,
+            )
+            for k in range(found):
+                if count < capacity:
+                    c_a[count] = a
+                    c_b[count] = -1 - side
+                    c_normal[count, 0] = -mx
+                    c_normal[count, 1] = -my
+                    c_point[count, 0] = x0 if k == 0 else x1
+                    c_point[count, 1] = y0 if k == 0 else y1
+                    c_separation[count] = s0 if k == 0 else s1
+                    c_key[count] = contact_key(a, -1 - side, f0 if k == 0 else f1, bodies)
+                count += 1
+    if count > capacity:
+        return count
+    for k in range(count):
+        slot = np.searchsorted(last_key, c_key[k])
+        if slot < last_key.shape[0] and last_key[slot] == c_key[k]:
+            c_normal_impulse[k] = last_normal_impulse[slot]
+            c_tangent_impulse[k] = last_tangent_impulse[slot]
+        else:
+            c_normal_impulse[k] = 0.0
+            c_tangent_impulse[k] = 0.0
+    return count

@@ -1,0 +1,231 @@
+"""Particles against boxes: circles, cloth points and creature skins pushed out of boxes, and the boxes back.
+
+Particles are positions (Verlet), boxes velocities, so a contact is solved
+as a position constraint on both (PBD): the overlap is shared by inverse
+mass, the box's share including how far the push turns it, and what the
+box is moved it also gains as velocity (``Δx / h``), as a position-based
+body would. Friction takes back the relative sliding of the substep, at
+most ``μ`` times the overlap.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from systems.kernels.box_grid import extent
+from systems.kernels.box_sleep import wake_island
+
+
+@numba.njit(cache=True)
+def list_near_boxes(
+    pos: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+    box_pos: npt.NDArray[np.float64],
+    box_angle: npt.NDArray[np.float64],
+    box_half: npt.NDArray[np.float64],
+    margin: float,
+    left: float,
+    bottom: float,
+    cell: float,
+    cols: int,
+    rows: int,
+    cell_start: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
+    out_particle: npt.NDArray[np.int64],
+    out_box: npt.NDArray[np.int64],
+) -> int:
+    """List (particle, box) pairs whose bounding boxes, grown by the radius and ``margin``, overlap.
+
+    Particles without a radius that are plain points (creature legs) take
+    no part. The grid holds box centres in cells at least as wide as a
+    box's reach plus a particle's, so the 3 × 3 cells around a particle
+    hold every box it can touch. Returns the pair count (only the count,
+    when it exceeds the ``out_`` rows).
+    """
+    count = 0
+    capacity = out_particle.shape[0]
+    for k in range(pos.shape[0]):
+        if kind[k] == 0 and radius[k] <= 0.0:
+            continue
+        cx = min(max(int((pos[k, 0] - left) / cell), 0), cols - 1)
+        cy = min(max(int((pos[k, 1] - bottom) / cell), 0), rows - 1)
+        reach = radius[k] + margin
+        for ny in range(max(cy - 1, 0), min(cy + 2, rows)):
+            for nx in range(max(cx - 1, 0), min(cx + 2, cols)):
+                n = ny * cols + nx
+                for slot in range(cell_start[n], cell_start[n + 1]):
+                    j = order[slot]
+                    ex, ey = extent(box_angle[j], box_half[j, 0], box_half[j, 1])
+                    if abs(pos[k, 0] - box_pos[j, 0]) > ex + reach:
+                        continue
+                    if abs(pos[k, 1] - box_pos[j, 1]) > ey + reach:
+                        continue
+                    if count < capacity:
+                        out_particle[count] = k
+                        out_box[count] = j
+                    count += 1
+    return count
+
+
+@numba.njit(cache=True)
+def push_out_of_boxes(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    box_pos: npt.NDArray[np.float64],
+    box_angle: npt.NDArray[np.float64],
+    box_vel: npt.NDArray[np.float64],
+    box_omega: npt.NDArray[np.float64],
+    box_inv_mass: npt.NDArray[np.float64],
+    box_inv_inertia: npt.NDArray[np.float64],
+    box_half: npt.NDArray[np.float64],
+    box_friction: npt.NDArray[np.float64],
+    asleep: npt.NDArray[np.bool_],
+    island: npt.NDArray[np.int64],
+    sleep_time: npt.NDArray[np.float64],
+    pair_particle: npt.NDArray[np.int64],
+    pair_box: npt.NDArray[np.int64],
+    h: float,
+    wake_speed: float,
+) -> None:
+    """One pass over the listed pairs: push each overlapping particle out of its box, and the box back.
+
+    A sleeping box holds still like a fixed one, unless the particle comes
+    at it faster than ``wake_speed`` px/s: then its island wakes.
+    """
+    for p in range(pair_particle.shape[0]):
+        k = pair_particle[p]
+        j = pair_box[p]
+        c = math.cos(box_angle[j])
+        s = math.sin(box_angle[j])
+        dx = pos[k, 0] - box_pos[j, 0]
+        dy = pos[k, 1] - box_pos[j, 1]
+        lx = c * dx + s * dy  # the particle in the box's frame
+        ly = -s * dx + c * dy
+        hx = box_half[j, 0]
+        hy = box_half[j, 1]
+        r = radius[k]
+        if abs(lx) < hx and abs(ly) < hy:
+            # inside: out through the nearest face
+            gap_x = hx - abs(lx)
+            gap_y = hy - abs(ly)
+            if gap_x < gap_y:
+                nlx = 1.0 if lx >= 0.0 else -1.0
+                nly = 0.0
+                qx = nlx * hx
+                qy = ly
+                depth = r + gap_x
+            else:
+                nlx = 0.0
+                nly = 1.0 if ly >= 0.0 else -1.0
+                qx = lx
+                qy = nly * hy
+                depth = r + gap_y
+        else:
+            qx = min(max(lx, -hx), hx)
+            qy = min(max(ly, -hy), hy)
+            ox = lx - qx
+            oy = ly - qy
+            dist = math.hypot(ox, oy)
+            if dist >= r or dist < 1e-12:
+                continue
+            nlx = ox / dist
+            nly = oy / dist
+            depth = r - dist
+        # to the world: the normal points from the box to the particle, q is on the box's surface
+        nx = c * nlx - s * nly
+        ny = s * nlx + c * nly
+        rx = c * qx - s * qy
+        ry = s * qx + c * qy
+        wp = inv_mass[k]
+        if asleep[j]:
+            approach = -((pos[k, 0] - prev[k, 0]) * nx + (pos[k, 1] - prev[k, 1]) * ny) / h
+            if approach > wake_speed:
+                wake_island(j, asleep, island, sleep_time)
+        moves = not asleep[j] and box_inv_mass[j] > 0.0
+        turn = rx * ny - ry * nx
+        wb = box_inv_mass[j] + box_inv_inertia[j] * turn * turn if moves else 0.0
+        if wp + wb == 0.0:
+            continue
+        share = depth / (wp + wb)
+        pos[k, 0] += wp * share * nx
+        pos[k, 1] += wp * share * ny
+        if moves:
+            _shift_box(
+                j,
+                -share * nx,
+                -share * ny,
+                rx,
+                ry,
+                box_pos,
+                box_angle,
+                box_vel,
+                box_omega,
+                box_inv_mass,
+                box_inv_inertia,
+                h,
+            )
+        # friction: the particle's slide over the box's surface this substep, at most mu · depth of it
+        vx = (pos[k, 0] - prev[k, 0]) - h * (box_vel[j, 0] - box_omega[j] * ry)
+        vy = (pos[k, 1] - prev[k, 1]) - h * (box_vel[j, 1] + box_omega[j] * rx)
+        along = vx * nx + vy * ny
+        tx = vx - along * nx
+        ty = vy - along * ny
+        slide = math.hypot(tx, ty)
+        if slide < 1e-12:
+            continue
+        limit = box_friction[j] * depth
+        keep = 1.0 if slide <= limit else limit / slide
+        turn_t = (rx * ty - ry * tx) / slide
+        wbt = box_inv_mass[j] + box_inv_inertia[j] * turn_t * turn_t if moves else 0.0
+        undo = keep / (wp + wbt)
+        pos[k, 0] -= wp * undo * tx
+        pos[k, 1] -= wp * undo * ty
+        if moves:
+            _shift_box(
+                j,
+                undo * tx,
+                undo * ty,
+                rx,
+                ry,
+                box_pos,
+                box_angle,
+                box_vel,
+                box_omega,
+                box_inv_mass,
+                box_inv_inertia,
+                h,
+            )
+
+
+@numba.njit(cache=True)
+def _shift_box(
+    j: int,
+    px: float,
+    py: float,
+    rx: float,
+    ry: float,
+    box_pos: npt.NDArray[np.float64],
+    box_angle: npt.NDArray[np.float64],
+    box_vel: npt.NDArray[np.float64],
+    box_omega: npt.NDArray[np.float64],
+    box_inv_mass: npt.NDArray[np.float64],
+    box_inv_inertia: npt.NDArray[np.float64],
+    h: float,
+) -> None:
+    """Move box j by a positional impulse ``P`` at ``r`` from its centre; the move becomes velocity too."""
+    dx = box_inv_mass[j] * px
+    dy = box_inv_mass[j] * py
+    dtheta = box_inv_inertia[j] * (rx * py - ry * px)
+    box_pos[j, 0] += dx
+    box_pos[j, 1] += dy
+    box_angle[j] += dtheta
+    box_vel[j, 0] += dx / h
+    box_vel[j, 1] += dy / h
+    box_omega[j] += dtheta / h
