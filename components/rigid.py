@@ -184,10 +184,11 @@ class ContactStore:
     """Gap along the normal at the end of the step, px (what the metrics and the debug view show)."""
     normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
     tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
-    last_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """Keys of the previous step's points, ascending, with their impulses below."""
-    last_normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    last_tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    last_key: np.ndarray = field(default_factory=lambda: np.full(64, -1, dtype=np.int64))
+    """The previous step's points as a hash table (open addressing, ``-1`` is empty): keys, and the
+    impulses they ended with below."""
+    last_normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(64))
+    last_tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(64))
 
     def reserve(self, points: int) -> None:
         """Make room for ``points`` rows (doubling)."""

@@ -13,15 +13,18 @@ NOTHING = -1
 class Grab:
     """The mouse holding a particle (a pin whose anchor follows the cursor) or a box (a soft spring).
 
-    The tool sets ``target`` (the cursor, px) and ``held``; on the first
-    frame the grab system takes the box under the cursor, else the nearest
-    particle within ``reach`` px, and keeps it until release. A box is held
+    The tool sets ``target`` (the cursor, px), ``pressed_at`` and ``held``;
+    on the first frame the grab system takes the box under the press point,
+    else the particle nearest to it within ``reach`` px (so a press and a
+    drag that arrive in one frame still take what was clicked), and keeps
+    it until release. A box is held
     at ``anchor`` (px in the box's own frame) by a spring of ``hertz`` and
     ``damping_ratio`` that pulls with at most ``max_accel`` px/s² times the
     box's mass; ``spring`` carries the solver's state of it.
     """
 
     target: tuple[float, float] = (0.0, 0.0)
+    pressed_at: tuple[float, float] = (0.0, 0.0)
     held: bool = False
     reach: float = 40.0
     particle: int = NOTHING

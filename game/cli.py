@@ -155,16 +155,26 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _summary(name: str, metrics: dict[str, Any]) -> str:
+    """One line on what ran: the bodies the level has, the step's cost and the stability measures."""
     counts = metrics["counts"]
     settled = metrics["settled_frame"]
-    return (
-        f"{name}: {metrics['frames']} frames, {counts['particles']} particles, "
-        f"{counts['constraints_alive']}/{counts['constraints']} threads alive ({counts['torn']} torn), "
-        f"step {metrics['step_ms']['median']:.2f} ms median / {metrics['step_ms']['p95']:.2f} p95, "
-        f"max stretch {metrics['max_stretch'] * 100:.2f}%, "
-        f"settled {'never' if settled is None else f'at frame {settled}'}, "
-        f"hash {metrics['state_hash'][:12]}"
-    )
+    parts = [f"{name}: {metrics['frames']} frames"]
+    if counts["particles"]:
+        parts.append(f"{counts['particles']} particles")
+    if counts["constraints"]:
+        parts.append(
+            f"{counts['constraints_alive']}/{counts['constraints']} threads alive ({counts['torn']} torn)"
+        )
+    if counts["rigid_bodies"]:
+        parts.append(f"{counts['rigid_bodies']} boxes ({counts['sleeping']} asleep)")
+    parts.append(f"step {metrics['step_ms']['median']:.2f} ms median / {metrics['step_ms']['p95']:.2f} p95")
+    if counts["constraints"]:
+        parts.append(f"max stretch {metrics['max_stretch'] * 100:.2f}%")
+    if counts["rigid_bodies"]:
+        parts.append(f"max penetration {metrics['max_penetration']:.3f} px")
+    parts.append(f"settled {'never' if settled is None else f'at frame {settled}'}")
+    parts.append(f"hash {metrics['state_hash'][:12]}")
+    return ", ".join(parts)
 
 
 def _write_json(path: str, data: Any) -> None:

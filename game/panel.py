@@ -14,6 +14,7 @@ from typing import Any
 
 from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
 
+from components import CORRECTIONS
 from game.level.schema import COLOR_MODES, PATTERNS
 from game.session import Session
 from game.tools import MAX_TILT_DEG, tilted
@@ -78,6 +79,19 @@ def _world(session: Session) -> Any:
 
 def _tools(session: Session) -> Any:
     return session.sim.level.model.tools
+
+
+def _rigid(session: Session) -> Any:
+    return session.sim.level.model.world.rigid
+
+
+def each_box_set(key: str) -> Callable[[Session, Any], list[tuple[str, Any]]]:
+    """A writer that sets ``boxes.K.<key>`` on every box set of the level."""
+
+    def write(session: Session, value: Any) -> list[tuple[str, Any]]:
+        return [(f"boxes.{k}.{key}", value) for k in range(len(session.sim.level.model.boxes))]
+
+    return write
 
 
 POURED_SIZE_SPREAD = 0.6
@@ -221,10 +235,67 @@ CONTROLS: dict[str, Slider | Choice] = {
         read=lambda s: s.sim.level.model.view.color_by,
         write=lambda s, v: [("view.color_by", v)],
     ),
+    "box_iterations": Slider(
+        "Box iterations",
+        1.0,
+        20.0,
+        read=lambda s: _rigid(s).iterations,
+        write=lambda s, v: [("world.rigid.iterations", round(v))],
+        show=lambda v: f"{v:.0f} per substep",
+        step=1.0,
+    ),
+    "box_substeps": Slider(
+        "Box substeps",
+        1.0,
+        16.0,
+        read=lambda s: _rigid(s).substeps,
+        write=lambda s, v: [("world.rigid.substeps", round(v))],
+        show=lambda v: f"{v:.0f} per frame",
+        step=1.0,
+    ),
+    "correction": Choice(
+        "Position correction",
+        CORRECTIONS,
+        read=lambda s: _rigid(s).correction,
+        write=lambda s, v: [("world.rigid.correction", v)],
+    ),
+    "slop": Slider(
+        "Slop",
+        0.0,
+        2.0,
+        read=lambda s: _rigid(s).slop,
+        write=lambda s, v: [("world.rigid.slop", round(v, 2))],
+        show=lambda v: f"{v:.2f} px",
+    ),
+    "percent": Slider(
+        "Correction percent",
+        0.05,
+        1.0,
+        read=lambda s: _rigid(s).percent,
+        write=lambda s, v: [("world.rigid.percent", round(v, 2))],
+        show=lambda v: f"{v:.0%} of the overlap",
+    ),
+    "box_friction": Slider(
+        "Box friction",
+        0.0,
+        1.5,
+        read=lambda s: s.sim.level.model.boxes[0].friction,
+        write=lambda s, v: each_box_set("friction")(s, round(v, 2)),
+        show=lambda v: f"{v:.2f}",
+    ),
+    "sleeping": Choice(
+        "Sleeping",
+        ("on", "off"),
+        read=lambda s: "on" if _rigid(s).sleeping else "off",
+        write=lambda s, v: [("world.rigid.sleeping", v == "on")],
+    ),
 }
 """Every control the panel can show, by the name levels use in ``[panel] show``."""
 
 CLOTH_CONTROLS = {"tear_ratio", "compliance", "pins", "shear", "bend", "pattern"}
+
+BOX_CONTROLS = {"box_friction"}
+"""Controls that read the first box set: left out of a level without boxes."""
 
 
 class Panel:
@@ -236,9 +307,9 @@ class Panel:
         self.box.with_padding(all=10).with_background(color=BACKGROUND)
         self.box.add(UILabel(text="Tuning (P hides)", text_color=MUTED, font_size=10, width=PANEL_WIDTH - 20))
         self._labels: list[tuple[UILabel, Slider, UISlider]] = []
-        has_cloth = bool(session.sim.level.model.cloth)
-        for name in session.sim.level.model.panel.show:
-            if name in CLOTH_CONTROLS and not has_cloth:
+        model = session.sim.level.model
+        for name in model.panel.show:
+            if (name in CLOTH_CONTROLS and not model.cloth) or (name in BOX_CONTROLS and not model.boxes):
                 continue
             self._add(CONTROLS[name])
 

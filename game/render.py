@@ -15,6 +15,7 @@ import numpy.typing as npt
 from game.level.schema import rgba
 from game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
 from game.tools import MAX_SWING
+from systems.draw.boxes import BoxSystem
 from systems.draw.circles import CircleSystem
 from systems.draw.cloth_mesh import ClothMeshSystem
 from systems.draw.creatures import CreatureSystem
@@ -54,6 +55,7 @@ class WorldRenderer:
         self.systems: list[System] = [
             ClothMeshSystem(ctx, self.options, ClothTextures(ctx)),
             CircleSystem(ctx, self.options),
+            BoxSystem(ctx, self.options),
             CreatureSystem(ctx, self.options),
             ThreadDebugSystem(ctx, self.options),
             PinMarkerSystem(ctx, self.options),

@@ -13,8 +13,17 @@ import numpy as np
 import numpy.typing as npt
 
 from components import Balls, Boxes, Cloth, SoftBody, Stores, WorldSettings
-from game.level.build import build_world, cloth_look, cloths, has_circles, pin_layout, world_settings
+from game.level.build import (
+    box_sets,
+    build_world,
+    cloth_look,
+    cloths,
+    has_circles,
+    pin_layout,
+    world_settings,
+)
 from game.level.load import LoadedLevel, load_level, parse_key
+from game.level.schema import rgba
 from systems import world
 from systems.builtin import default_schedule
 from systems.cloth import layout_pins
@@ -127,7 +136,26 @@ class Simulation:
             entity, cloth = cloths()[path[1]]
             if self._tune_cloth(entity, cloth, path[1], str(path[2])):
                 return False
+        boxes_key = path[0] == "boxes" and len(path) >= 3 and isinstance(path[1], int)
+        if boxes_key and self._tune_boxes(int(path[1]), str(path[2])):
+            return False
         self._build()
+        return True
+
+    def _tune_boxes(self, index: int, key: str) -> bool:
+        """Apply a box set's friction, iterations or colours in place; False when only a rebuild can."""
+        table = self.level.model.boxes[index]
+        _, boxes = box_sets()[index]
+        rows = slice(boxes.bodies.start, boxes.bodies.stop)
+        store = self.stores.rigid
+        if key == "friction":
+            store.friction[rows] = table.friction
+        elif key == "iterations":
+            store.iterations[rows] = table.iterations or 0
+        elif key == "colors":
+            boxes.colors = tuple(rgba(c) for c in table.colors)
+        else:
+            return False
         return True
 
     def _tune_cloth(self, entity: int, cloth: Cloth, index: int, key: str) -> bool:
@@ -176,7 +204,7 @@ class Simulation:
             *cloths(),
             *sorted(esper.get_component(Balls), key=by_id),
             *sorted(esper.get_component(SoftBody), key=by_id),
-            *sorted(esper.get_component(Boxes), key=by_id),
+            *box_sets(),
         ]
 
     def body(self, name: str) -> tuple[int, Body]:

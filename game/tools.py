@@ -98,7 +98,7 @@ class DragTool(Tool):
 
     def press(self, session: Session, x: float, y: float) -> None:
         held = grab(session)
-        held.target = (x, y)
+        held.target = held.pressed_at = (x, y)
         held.held = True
 
     def drag(self, session: Session, x: float, y: float, dx: float, dy: float) -> None:

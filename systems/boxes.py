@@ -11,7 +11,7 @@ from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidSto
 from components.tools import NOTHING
 from systems import world
 from systems.fields import by_entity
-from systems.kernels.box_contacts import collide_boxes
+from systems.kernels.box_contacts import collide_boxes, remember_impulses
 from systems.kernels.box_grid import bin_boxes, box_pairs
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
@@ -195,13 +195,22 @@ def find_contacts(
     contacts.count = found
 
 
-def remember_impulses(contacts: ContactStore) -> None:
-    """Keep this step's impulses by key, ascending, for the next step's warm start."""
+def keep_impulses(contacts: ContactStore) -> None:
+    """Keep this step's impulses, by key, for the next step's warm start."""
     m = contacts.count
-    order = np.argsort(contacts.key[:m], kind="stable")
-    contacts.last_key = contacts.key[:m][order]
-    contacts.last_normal_impulse = contacts.normal_impulse[:m][order]
-    contacts.last_tangent_impulse = contacts.tangent_impulse[:m][order]
+    size = max(64, 1 << math.ceil(math.log2(2 * m + 1)))
+    if len(contacts.last_key) != size:
+        contacts.last_key = np.full(size, -1, dtype=np.int64)
+        contacts.last_normal_impulse = np.zeros(size)
+        contacts.last_tangent_impulse = np.zeros(size)
+    remember_impulses(
+        contacts.key[:m],
+        contacts.normal_impulse[:m],
+        contacts.tangent_impulse[:m],
+        contacts.last_key,
+        contacts.last_normal_impulse,
+        contacts.last_tangent_impulse,
+    )
 
 
 def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
@@ -243,6 +252,8 @@ class BoxStepSystem(System):
             return
         settings = world.settings()
         rigid = settings.rigid
+        if not rigid.sleeping and store.asleep[:n].any():
+            wake_all(store)
         if settings.gravity != self._gravity or settings.wall_velocity != (0.0, 0.0):
             if self._gravity is not None:
                 wake_all(store)
@@ -254,6 +265,10 @@ class BoxStepSystem(System):
         grid, contacts = stores.box_grid, stores.contacts
         speculative = max(MIN_SPECULATIVE, SPECULATIVE_SLOPS * rigid.slop)
         moving = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
+        if not moving.any():
+            # all asleep (or fixed): nothing to find or solve; particles, the mouse and tools wake them
+            contacts.count = 0
+            return
         speed = np.hypot(store.vel[:n, 0], store.vel[:n, 1]) + np.abs(store.omega[:n]) * np.hypot(
             store.half[:n, 0], store.half[:n, 1]
         )
@@ -316,7 +331,7 @@ class BoxStepSystem(System):
             rigid.damping_ratio,
             rigid.push_speed,
         )
-        remember_impulses(contacts)
+        keep_impulses(contacts)
         if step.substep == step.substeps - 1 and rigid.sleeping:
             fall_asleep(
                 store.vel[:n],

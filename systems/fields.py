@@ -6,7 +6,7 @@ import esper
 
 from components import Blasts, ForceField
 from systems import world
-from systems.kernels.fields import blast, push_radially
+from systems.kernels.fields import blast, kick_boxes, push_radially
 from systems.schedule import Stage, Step, System
 
 
@@ -16,7 +16,7 @@ def by_entity(component: type) -> list:
 
 
 class FieldSystem(System):
-    """Applies every active ``ForceField`` (attract, repel) to the particles around it."""
+    """Applies every active ``ForceField`` (attract, repel) to the particles and boxes around it."""
 
     name = "fields"
     stage = Stage.SUBSTEP
@@ -26,23 +26,37 @@ class FieldSystem(System):
         fields = [field for _, field in by_entity(ForceField) if field.active and field.force != 0.0]
         if not fields:
             return
-        particles = world.stores().particles
-        n = particles.count
+        stores = world.stores()
+        particles, boxes = stores.particles, stores.rigid
+        n, m = particles.count, boxes.count
         for field in fields:
             push_radially(
                 particles.pos[:n], particles.inv_mass[:n], *field.center, field.reach, field.force, step.dt
             )
+            if m:
+                kick_boxes(
+                    boxes.pos[:m],
+                    boxes.vel[:m],
+                    boxes.inv_mass[:m],
+                    boxes.asleep[:m],
+                    boxes.island[:m],
+                    boxes.sleep_time[:m],
+                    *field.center,
+                    field.reach,
+                    field.force * step.dt,
+                )
 
 
 class BlastSystem(System):
-    """Gives the particles around each requested explosion an outward kick, once."""
+    """Gives the particles and boxes around each requested explosion an outward kick, once."""
 
     name = "blasts"
     stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
-        particles = world.stores().particles
-        n = particles.count
+        stores = world.stores()
+        particles, boxes = stores.particles, stores.rigid
+        n, m = particles.count, boxes.count
         for _, blasts in by_entity(Blasts):
             for x, y, reach, impulse in blasts.pending:
                 blast(
@@ -55,4 +69,17 @@ class BlastSystem(System):
                     impulse,
                     step.dt,
                 )
+                if m:
+                    kick_boxes(
+                        boxes.pos[:m],
+                        boxes.vel[:m],
+                        boxes.inv_mass[:m],
+                        boxes.asleep[:m],
+                        boxes.island[:m],
+                        boxes.sleep_time[:m],
+                        x,
+                        y,
+                        reach,
+                        impulse,
+                    )
             blasts.pending.clear()

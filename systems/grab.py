@@ -46,7 +46,7 @@ class GrabSystem(System):
             if self._hold_box(stores, grab):
                 continue
             if grab.held and grab.particle == NOTHING:
-                grab.particle = nearest_particle(stores, *grab.target, grab.reach)
+                grab.particle = nearest_particle(stores, *grab.pressed_at, grab.reach)
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
                     pin(stores, grab.particle, stores.particles.pos[grab.particle], owner=entity, glide=False)
             if grab.particle == NOTHING:
@@ -72,11 +72,11 @@ class GrabSystem(System):
             return True
         if not grab.held or grab.particle != NOTHING:
             return False
-        grab.box = box_at(store, *grab.target)
+        grab.box = box_at(store, *grab.pressed_at)
         if grab.box == NOTHING:
             return False
         c, s = np.cos(store.angle[grab.box]), np.sin(store.angle[grab.box])
-        dx, dy = np.array(grab.target) - store.pos[grab.box]
+        dx, dy = np.array(grab.pressed_at) - store.pos[grab.box]
         grab.anchor = (float(c * dx + s * dy), float(-s * dx + c * dy))
         grab.spring[:] = 0.0
         wake(store, grab.box)

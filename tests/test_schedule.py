@@ -37,7 +37,13 @@ def test_built_in_order_reads_top_to_bottom() -> None:
         "broadphase",
         "sweep",
     ]
-    assert schedule.names(Stage.ITERATION) == ["distances", "pressure", "bounds", "collisions", "box_particles"]
+    assert schedule.names(Stage.ITERATION) == [
+        "distances",
+        "pressure",
+        "bounds",
+        "collisions",
+        "box_particles",
+    ]
     assert schedule.names(Stage.SUBSTEP_END) == ["perimeter", "legs", "contain", "tear"]
     assert schedule.names(Stage.FRAME_END) == ["upright", "metrics"]
 

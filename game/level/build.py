@@ -216,3 +216,8 @@ def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:
 def cloths() -> list[tuple[int, Cloth]]:
     """Every cloth of the active world, in creation (level) order."""
     return sorted(esper.get_component(Cloth), key=lambda item: item[0])
+
+
+def box_sets() -> list[tuple[int, Boxes]]:
+    """Every box set of the active world, in creation (level) order."""
+    return sorted(esper.get_component(Boxes), key=lambda item: item[0])

@@ -44,6 +44,13 @@ TUNABLES = (
     "radius",
     "sizes",
     "color_by",
+    "box_iterations",
+    "box_substeps",
+    "correction",
+    "slop",
+    "percent",
+    "box_friction",
+    "sleeping",
 )
 """Controls the panel can show, in the order it shows them."""
 

@@ -31,18 +31,18 @@ PLANES = 4
 
 
 @numba.njit(cache=True)
-def _axes(angle: float) -> tuple[float, float, float, float]:
-    """The box's x axis ``(ux, uy)`` and y axis ``(vx, vy)`` in the world."""
-    c = math.cos(angle)
-    s = math.sin(angle)
+def _axes(c: float, s: float) -> tuple[float, float, float, float]:
+    """The x axis ``(ux, uy)`` and y axis ``(vx, vy)`` of a box turned by the angle of cosine c, sine s."""
     return c, s, -s, c
 
 
 @numba.njit(cache=True)
-def _face(face: int, angle: float, hx: float, hy: float) -> tuple[float, float, float, float, float, float]:
+def _face(
+    face: int, c: float, s: float, hx: float, hy: float
+) -> tuple[float, float, float, float, float, float]:
     """Face ``face`` of a box (0 +x, 1 +y, 2 −x, 3 −y): outward normal, tangent, half length along the
     tangent, and the distance from the centre to the face along its normal."""
-    ux, uy, vx, vy = _axes(angle)
+    ux, uy, vx, vy = _axes(c, s)
     if face == 0:
         return ux, uy, vx, vy, hy, hx
     if face == 1:
@@ -54,10 +54,10 @@ def _face(face: int, angle: float, hx: float, hy: float) -> tuple[float, float, 
 
 @numba.njit(cache=True)
 def _separation(
-    nx: float, ny: float, dx: float, dy: float, angle: float, hx: float, hy: float, extent: float
+    nx: float, ny: float, dx: float, dy: float, c: float, s: float, hx: float, hy: float, extent: float
 ) -> float:
     """Gap along axis n between a box of extent ``extent`` on it (at the origin) and one at ``d``."""
-    ux, uy, vx, vy = _axes(angle)
+    ux, uy, vx, vy = _axes(c, s)
     reach = abs(ux * nx + uy * ny) * hx + abs(vx * nx + vy * ny) * hy
     return abs(dx * nx + dy * ny) - extent - reach
 
@@ -66,17 +66,19 @@ def _separation(
 def box_box(
     ax: float,
     ay: float,
-    a_angle: float,
+    ac: float,
+    a_s: float,
     ahx: float,
     ahy: float,
     bx: float,
     by: float,
-    b_angle: float,
+    bc: float,
+    b_s: float,
     bhx: float,
     bhy: float,
     margin: float,
 ) -> tuple[int, float, float, float, float, float, int, float, float, float, int]:
-    """The manifold of boxes a and b (centre, angle, half extents each).
+    """The manifold of boxes a and b (centre, cosine and sine of the angle, half extents each).
 
     Returns ``(count, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1)``: how many
     points (0 to 2), the normal from a to b, and each point's position,
@@ -88,21 +90,21 @@ def box_box(
     """
     dx = bx - ax
     dy = by - ay
-    a_ux, a_uy, a_vx, a_vy = _axes(a_angle)
-    b_ux, b_uy, b_vx, b_vy = _axes(b_angle)
+    a_ux, a_uy, a_vx, a_vy = _axes(ac, a_s)
+    b_ux, b_uy, b_vx, b_vy = _axes(bc, b_s)
     tolerance = FACE_TOLERANCE * min(ahx, ahy, bhx, bhy)
     # the four candidate axes: A's x, A's y, B's x, B's y
     best = -math.inf
     best_axis = -1
     for axis in range(4):
         if axis == 0:
-            s = _separation(a_ux, a_uy, dx, dy, b_angle, bhx, bhy, ahx)
+            s = _separation(a_ux, a_uy, dx, dy, bc, b_s, bhx, bhy, ahx)
         elif axis == 1:
-            s = _separation(a_vx, a_vy, dx, dy, b_angle, bhx, bhy, ahy)
+            s = _separation(a_vx, a_vy, dx, dy, bc, b_s, bhx, bhy, ahy)
         elif axis == 2:
-            s = _separation(b_ux, b_uy, dx, dy, a_angle, ahx, ahy, bhx)
+            s = _separation(b_ux, b_uy, dx, dy, ac, a_s, ahx, ahy, bhx)
         else:
-            s = _separation(b_vx, b_vy, dx, dy, a_angle, ahx, ahy, bhy)
+            s = _separation(b_vx, b_vy, dx, dy, ac, a_s, ahx, ahy, bhy)
         if s > margin:
             return 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0
         if best_axis < 0 or s > best + tolerance:
@@ -111,30 +113,30 @@ def box_box(
     flip = best_axis >= 2
     # the reference box and the incident one
     if flip:
-        rx, ry, r_angle, rhx, rhy = bx, by, b_angle, bhx, bhy
-        ix, iy, i_angle, ihx, ihy = ax, ay, a_angle, ahx, ahy
+        rx, ry, rc, r_s, rhx, rhy = bx, by, bc, b_s, bhx, bhy
+        ix, iy, ic, i_s, ihx, ihy = ax, ay, ac, a_s, ahx, ahy
         along_x, along_y = -dx, -dy
     else:
-        rx, ry, r_angle, rhx, rhy = ax, ay, a_angle, ahx, ahy
-        ix, iy, i_angle, ihx, ihy = bx, by, b_angle, bhx, bhy
+        rx, ry, rc, r_s, rhx, rhy = ax, ay, ac, a_s, ahx, ahy
+        ix, iy, ic, i_s, ihx, ihy = bx, by, bc, b_s, bhx, bhy
         along_x, along_y = dx, dy
     # the reference face: the one of the reference box facing the other box
-    ux, uy, vx, vy = _axes(r_angle)
+    ux, uy, vx, vy = _axes(rc, r_s)
     if best_axis % 2 == 0:
         ref_face = 0 if ux * along_x + uy * along_y > 0.0 else 2
     else:
         ref_face = 1 if vx * along_x + vy * along_y > 0.0 else 3
-    nx, ny, tx, ty, side, depth = _face(ref_face, r_angle, rhx, rhy)
+    nx, ny, tx, ty, side, depth = _face(ref_face, rc, r_s, rhx, rhy)
     # the incident face: the other box's face most opposed to the reference normal
     inc_face = 0
     lowest = math.inf
     for face in range(4):
-        fx, fy, _, _, _, _ = _face(face, i_angle, ihx, ihy)
+        fx, fy, _, _, _, _ = _face(face, ic, i_s, ihx, ihy)
         d = fx * nx + fy * ny
         if d < lowest:
             lowest = d
             inc_face = face
-    fx, fy, gx, gy, glen, gdist = _face(inc_face, i_angle, ihx, ihy)
+    fx, fy, gx, gy, glen, gdist = _face(inc_face, ic, i_s, ihx, ihy)
     # the incident edge's two corners, as offsets along the reference face's tangent and normal
     face_x = rx + nx * depth
     face_y = ry + ny * depth
@@ -184,7 +186,8 @@ def box_box(
 def box_plane(
     ax: float,
     ay: float,
-    a_angle: float,
+    ac: float,
+    a_s: float,
     ahx: float,
     ahy: float,
     mx: float,
@@ -199,7 +202,7 @@ def box_plane(
     the point halfway to the wall. The normal, from the box into the wall,
     is ``-m``.
     """
-    ux, uy, vx, vy = _axes(a_angle)
+    ux, uy, vx, vy = _axes(ac, a_s)
     count = 0
     x0 = y0 = s0 = x1 = y1 = s1 = 0.0
     f0 = f1 = 0
@@ -255,45 +258,23 @@ def collide_boxes(
     c_normal_impulse: npt.NDArray[np.float64],
     c_tangent_impulse: npt.NDArray[np.float64],
 ) -> int:
-    """Every contact point of the listed pairs and of the moving boxes against the walls.
+    """Every contact point of the moving boxes against the walls, then of the listed pairs.
 
     ``walls`` is ``(4, 3)``: each wall's inward normal and offset
     (``m · x >= offset`` is inside), in ``plane_body`` order. A point whose
-    key was among ``last_key`` (ascending) starts from the impulses it
-    ended the last step with; new points start from zero. Returns the
-    number of points; when the ``c_`` rows are too few, only the count is
-    right: grow them and call again.
+    key is in the ``last_`` hash table (``remember_impulses``) starts from
+    the impulses it ended the last step with; new points start from zero.
+    Returns the number of points; when the ``c_`` rows are too few, only
+    the count is right: grow them and call again.
     """
     capacity = c_a.shape[0]
     bodies = pos.shape[0]
+    turn = np.empty((bodies, 2))  # each box's cosine and sine, once: the tests below need them many times
+    for i in range(bodies):
+        turn[i, 0] = math.cos(angle[i])
+        turn[i, 1] = math.sin(angle[i])
     count = 0
-    for p in range(pair_a.shape[0]):
-        a = pair_a[p]
-        b = pair_b[p]
-        found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
-            pos[a, 0],
-            pos[a, 1],
-            angle[a],
-            half[a, 0],
-            half[a, 1],
-            pos[b, 0],
-            pos[b, 1],
-            angle[b],
-            half[b, 0],
-            half[b, 1],
-            margin[a] + margin[b],
-        )
-        for k in range(found):
-            if count < capacity:
-                c_a[count] = a
-                c_b[count] = b
-                c_normal[count, 0] = nx
-                c_normal[count, 1] = ny
-                c_point[count, 0] = x0 if k == 0 else x1
-                c_point[count, 1] = y0 if k == 0 else y1
-                c_separation[count] = s0 if k == 0 else s1
-                c_key[count] = contact_key(a, b, f0 if k == 0 else f1, bodies)
-            count += 1
+    # the walls first: in a Gauss-Seidel pass the floor's push then travels up through what rests on it
     for a in range(bodies):
         if not moving[a]:
             continue
@@ -303,7 +284,8 @@ def collide_boxes(
             found, x0, y0, s0, f0, x1, y1, s1, f1 = box_plane(
                 pos[a, 0],
                 pos[a, 1],
-                angle[a],
+                turn[a, 0],
+                turn[a, 1],
                 half[a, 0],
                 half[a, 1],
                 mx,
@@ -322,14 +304,78 @@ def collide_boxes(
                     c_separation[count] = s0 if k == 0 else s1
                     c_key[count] = contact_key(a, -1 - side, f0 if k == 0 else f1, bodies)
                 count += 1
+    for p in range(pair_a.shape[0]):
+        a = pair_a[p]
+        b = pair_b[p]
+        found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
+            pos[a, 0],
+            pos[a, 1],
+            turn[a, 0],
+            turn[a, 1],
+            half[a, 0],
+            half[a, 1],
+            pos[b, 0],
+            pos[b, 1],
+            turn[b, 0],
+            turn[b, 1],
+            half[b, 0],
+            half[b, 1],
+            margin[a] + margin[b],
+        )
+        for k in range(found):
+            if count < capacity:
+                c_a[count] = a
+                c_b[count] = b
+                c_normal[count, 0] = nx
+                c_normal[count, 1] = ny
+                c_point[count, 0] = x0 if k == 0 else x1
+                c_point[count, 1] = y0 if k == 0 else y1
+                c_separation[count] = s0 if k == 0 else s1
+                c_key[count] = contact_key(a, b, f0 if k == 0 else f1, bodies)
+            count += 1
     if count > capacity:
         return count
+    mask = last_key.shape[0] - 1
     for k in range(count):
-        slot = np.searchsorted(last_key, c_key[k])
-        if slot < last_key.shape[0] and last_key[slot] == c_key[k]:
-            c_normal_impulse[k] = last_normal_impulse[slot]
-            c_tangent_impulse[k] = last_tangent_impulse[slot]
-        else:
-            c_normal_impulse[k] = 0.0
-            c_tangent_impulse[k] = 0.0
+        c_normal_impulse[k] = 0.0
+        c_tangent_impulse[k] = 0.0
+        slot = _hash(c_key[k]) & mask
+        while last_key[slot] >= 0:
+            if last_key[slot] == c_key[k]:
+                c_normal_impulse[k] = last_normal_impulse[slot]
+                c_tangent_impulse[k] = last_tangent_impulse[slot]
+                break
+            slot = (slot + 1) & mask
     return count
+
+
+GOLDEN = -7046029254386353131
+"""2⁶⁴ / φ as a signed 64-bit integer (0x9E3779B97F4A7C15): Fibonacci hashing's multiplier."""
+
+
+@numba.njit(cache=True)
+def _hash(key: int) -> int:
+    """Well-mixed bits of a contact key (Fibonacci hashing: the product wraps; callers mask the result)."""
+    return (key * GOLDEN) >> 20
+
+
+@numba.njit(cache=True)
+def remember_impulses(
+    c_key: npt.NDArray[np.int64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+    table_key: npt.NDArray[np.int64],
+    table_normal_impulse: npt.NDArray[np.float64],
+    table_tangent_impulse: npt.NDArray[np.float64],
+) -> None:
+    """Fill the hash table (size a power of two, at least twice the points) with this step's
+    points and impulses, for the next step's warm start (linear probing; keys are unique)."""
+    table_key[:] = -1
+    mask = table_key.shape[0] - 1
+    for k in range(c_key.shape[0]):
+        slot = _hash(c_key[k]) & mask
+        while table_key[slot] >= 0:
+            slot = (slot + 1) & mask
+        table_key[slot] = c_key[k]
+        table_normal_impulse[slot] = c_normal_impulse[k]
+        table_tangent_impulse[slot] = c_tangent_impulse[k]

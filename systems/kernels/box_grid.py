@@ -77,11 +77,13 @@ def box_pairs(
     """
     count = 0
     capacity = pair_a.shape[0]
+    reach = np.empty((pos.shape[0], 2))  # each box's bounding half extents, once
+    for i in range(pos.shape[0]):
+        reach[i, 0], reach[i, 1] = extent(angle[i], half[i, 0], half[i, 1])
     for i in range(pos.shape[0]):
         c = cell_of[i]
         cx = c % cols
         cy = c // cols
-        ex_i, ey_i = extent(angle[i], half[i, 0], half[i, 1])
         for ny in range(max(cy - 1, 0), min(cy + 2, rows)):
             for nx in range(max(cx - 1, 0), min(cx + 2, cols)):
                 n = ny * cols + nx
@@ -89,11 +91,10 @@ def box_pairs(
                     j = order[slot]
                     if j <= i or not (moving[i] or moving[j]):
                         continue
-                    ex_j, ey_j = extent(angle[j], half[j, 0], half[j, 1])
                     grow = margin[i] + margin[j]
-                    if abs(pos[j, 0] - pos[i, 0]) > ex_i + ex_j + grow:
+                    if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
                         continue
-                    if abs(pos[j, 1] - pos[i, 1]) > ey_i + ey_j + grow:
+                    if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
                         continue
                     if count < capacity:
                         pair_a[count] = i

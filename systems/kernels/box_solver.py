@@ -360,7 +360,7 @@ def step_boxes(
                 push_speed,
             )
             if spring_body >= 0:
-                _pull(spring, spring_body, spring_mass, it == 0, True, h, pos, angle, v, w, wm, wi)
+                _pull(spring, spring_body, spring_mass, it == 0, h, pos, angle, v, w, wm, wi)
         # positions (the walls move too)
         for i in range(n + 1):
             if i < n and not moving[i]:
@@ -407,8 +407,6 @@ def step_boxes(
                 static_soft,
                 push_speed,
             )
-            if spring_body >= 0:
-                _pull(spring, spring_body, spring_mass, False, False, h, pos, angle, v, w, wm, wi)
         elif correction == SPLIT:
             _push_apart(c_a, b_of, c_normal, anchor, base, moved, turned, pos, wm, n, slop, percent)
     _measure_gaps(c_a, b_of, c_normal, anchor, base, moved, turned, turn, c_gap)
@@ -483,7 +481,6 @@ def _pull(
     body: int,
     mass: npt.NDArray[np.float64],
     prepare: bool,
-    use_bias: bool,
     h: float,
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -494,9 +491,13 @@ def _pull(
 ) -> None:
     """The mouse spring: a soft point constraint pulling the body's anchor towards the target.
 
+    It is a spring, not a contact: it keeps its softness and bias in every
+    pass and stays out of the relax pass, which would cancel its pull.
+
     ``mass`` caches the inverse of the 2×2 effective mass (as ``[a, b, c]``
-    of the symmetric inverse), recomputed when ``prepare``. The accumulated
-    impulse is clamped to ``max force · h``.
+    of the symmetric inverse), recomputed when ``prepare``, which also warm
+    starts: the substep's accumulated impulse (clamped to ``max force · h``)
+    is applied again before it is refined.
     """
     c = math.cos(angle[body])
     s = math.sin(angle[body])
@@ -513,14 +514,12 @@ def _pull(
         mass[0] = inv_det * k22
         mass[1] = -inv_det * k12
         mass[2] = inv_det * k11
-    bias_x = 0.0
-    bias_y = 0.0
-    mass_scale = 1.0
-    impulse_scale = 0.0
-    if use_bias:
-        rate, mass_scale, impulse_scale = softness(spring[4], spring[5], h)
-        bias_x = rate * (pos[body, 0] + rx - spring[2])
-        bias_y = rate * (pos[body, 1] + ry - spring[3])
+        v[body, 0] += m * spring[7]
+        v[body, 1] += m * spring[8]
+        w[body] += i * (rx * spring[8] - ry * spring[7])
+    rate, mass_scale, impulse_scale = softness(spring[4], spring[5], h)
+    bias_x = rate * (pos[body, 0] + rx - spring[2])
+    bias_y = rate * (pos[body, 1] + ry - spring[3])
     vx = v[body, 0] - w[body] * ry + bias_x
     vy = v[body, 1] + w[body] * rx + bias_y
     ix = -mass_scale * (mass[0] * vx + mass[1] * vy) - impulse_scale * spring[7]

@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from systems.kernels.box_sleep import wake_island
+
 
 @numba.njit(cache=True)
 def push_radially(
@@ -68,3 +70,38 @@ def blast(
         kick = impulse * w * (1.0 - dist / reach) * dt / dist
         prev[k, 0] -= dx * kick
         prev[k, 1] -= dy * kick
+
+
+@numba.njit(cache=True)
+def kick_boxes(
+    pos: npt.NDArray[np.float64],
+    vel: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    asleep: npt.NDArray[np.bool_],
+    island: npt.NDArray[np.int64],
+    sleep_time: npt.NDArray[np.float64],
+    cx: float,
+    cy: float,
+    reach: float,
+    impulse: float,
+) -> None:
+    """Change the velocity of every movable box whose centre is within ``reach`` px of (cx, cy) by
+    ``impulse`` × inverse mass (px/s), straight away from it and falling off linearly to nothing at
+    ``reach`` (``impulse`` < 0 pulls); a sleeping box wakes with its island first.
+
+    A blast is one kick; a force field is a kick of ``force · dt`` every substep.
+    """
+    for k in range(pos.shape[0]):
+        w = inv_mass[k]
+        if w == 0.0:
+            continue
+        dx = pos[k, 0] - cx
+        dy = pos[k, 1] - cy
+        dist = math.sqrt(dx * dx + dy * dy)
+        if dist >= reach or dist < 1e-9:
+            continue
+        if asleep[k]:
+            wake_island(k, asleep, island, sleep_time)
+        kick = impulse * w * (1.0 - dist / reach) / dist
+        vel[k, 0] += dx * kick
+        vel[k, 1] += dy * kick
