@@ -25,6 +25,7 @@ from game.level.build import (
 from game.level.load import LoadedLevel, load_level, parse_key
 from game.level.schema import rgba
 from systems import world
+from systems.boxes import wake_all
 from systems.builtin import default_schedule
 from systems.cloth import layout_pins
 from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
@@ -131,6 +132,8 @@ class Simulation:
             fresh = world_settings(self.level.model)
             fresh.wall_offset, fresh.wall_velocity = settings.wall_offset, settings.wall_velocity
             vars(settings).update(vars(fresh))
+            if len(path) > 1 and path[1] in ("rigid", "gravity"):
+                wake_all(self.stores.rigid)  # sleepers settled under the old rules: let them show the new
             return False
         if path[0] == "cloth" and len(path) >= 3 and isinstance(path[1], int):
             entity, cloth = cloths()[path[1]]
@@ -150,8 +153,10 @@ class Simulation:
         store = self.stores.rigid
         if key == "friction":
             store.friction[rows] = table.friction
+            wake_all(store)
         elif key == "iterations":
             store.iterations[rows] = table.iterations or 0
+            wake_all(store)
         elif key == "colors":
             boxes.colors = tuple(rgba(c) for c in table.colors)
         else:

@@ -67,29 +67,45 @@ def test_balls_json_has_a_contract_row_per_size_from_1k_to_20k() -> None:
     assert [r["params"]["height"] for r in results] == [720, 720, 720, 1760]
 
 
+def test_pyramid_json_reports_both_engines_drift_and_the_asleep_cost() -> None:
+    done = _cli("game", "bench", "pyramid", "--json", "--frames", "2")
+
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)
+    assert result["scene"] == "pyramid"
+    params = result["params"]
+    assert params["boxes"] == 55
+    assert params["seconds"] == 1.0  # a short run is a one-second look, not the 30 s stand
+    # both stand for that second: nothing moves by more than a px (0.1 and 0.6 px measured)
+    assert params["drift_px"] < 1.0
+    assert params["pymunk_drift_px"] < 1.0
+    assert params["asleep_after_s"] is not None and params["asleep_ms"] > 0
+    assert result["ratio"] == pytest.approx(result["pymunk_ms"] / result["ms"])
+
+
 def test_unknown_scene_exits_1_naming_the_available_ones_and_a_close_match(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert bench_run.run_scenes(["clth"]) == 1
 
     err = capsys.readouterr().err
-    assert "unknown scene 'clth'; available: cloth, balls" in err
+    assert "unknown scene 'clth'; available: cloth, balls, pyramid, large_pyramid" in err
     assert "did you mean 'cloth'?" in err
 
 
 def test_scene_not_available_yet_exits_1_saying_so(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bench_run.run_scenes(["pyramid"]) == 1
+    assert bench_run.run_scenes(["skin"]) == 1
 
     err = capsys.readouterr().err
-    assert "scene 'pyramid' is not available yet" in err
+    assert "scene 'skin' is not available yet" in err
     assert "available: cloth, balls" in err
 
 
 def test_python_m_bench_reports_problems_like_the_game_cli() -> None:
-    done = _cli("bench", "pyramid", "nope")
+    done = _cli("bench", "skin", "nope")
 
     assert done.returncode == 1
-    assert "scene 'pyramid' is not available yet" in done.stderr
+    assert "scene 'skin' is not available yet" in done.stderr
     assert "unknown scene 'nope'" in done.stderr
     assert done.stdout == ""
 
@@ -107,8 +123,7 @@ def test_running_every_scene_skips_the_planned_ones_and_lists_every_row_of_a_sce
         ran.append(("balls", frames))
         return [SceneResult("balls_1k", {"circles": 1000}, 0.5, 5.0), SceneResult("balls", {}, 2.0, 40.0)]
 
-    monkeypatch.setitem(bench_run.SCENES, "cloth", fake_cloth)
-    monkeypatch.setitem(bench_run.SCENES, "balls", fake_balls)
+    monkeypatch.setattr(bench_run, "SCENES", {"cloth": fake_cloth, "balls": fake_balls})
 
     assert bench_run.run_scenes([], frames=3, as_json=True) == 0
     assert ran == [("cloth", 3), ("balls", 3)]
