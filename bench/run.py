@@ -3,11 +3,6 @@
 A scene is a function of the number of measured frames that returns one
 ``SceneResult``, or a list of them when it measures the same scene at
 several sizes (``balls`` prints its 1k, 2k, 6k and 20k rows).
-
-Scenes the ARCHITECTURE contract names but the engine cannot simulate yet
-are listed in ``PLANNED``: asked for by name they fail with a sentence
-saying so; when every scene runs they are skipped without a word, so the
-default run always works.
 """
 
 from __future__ import annotations
@@ -18,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench import balls, cloth, pyramid
+from bench import balls, cloth, pyramid, skin
 from bench.measure import SceneResult
 
 USER_ERROR = 1
@@ -31,20 +26,16 @@ SCENES: dict[str, Scene] = {
     "balls": balls.run,
     "pyramid": pyramid.run_pyramid,
     "large_pyramid": pyramid.run_large_pyramid,
+    "skin": skin.run,
 }
 """Runnable scenes: name -> function of the number of measured frames."""
-
-PLANNED: dict[str, str] = {
-    "skin": "the engine has no skinned meshes yet",
-}
-"""Contract scenes without an engine feature to run them: name -> what is missing."""
 
 
 def run_scenes(names: list[str], frames: int = 240, as_json: bool = False) -> int:
     """Run the named scenes (every runnable one when ``names`` is empty) and print the figures.
 
     Returns the exit code: 0, or 1 (with one line per problem on stderr and
-    nothing run) when a name is unknown, not available yet, or ``frames`` < 1.
+    nothing run) when a name is unknown or ``frames`` < 1.
     """
     problems = _problems(names)
     if frames < 1:
@@ -74,10 +65,7 @@ def _problems(names: list[str]) -> list[str]:
     for name in dict.fromkeys(names):
         if name in SCENES:
             continue
-        if name in PLANNED:
-            problems.append(f"scene {name!r} is not available yet ({PLANNED[name]}); available: {available}")
-            continue
-        close = difflib.get_close_matches(name, [*SCENES, *PLANNED], n=1)
+        close = difflib.get_close_matches(name, list(SCENES), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         problems.append(f"unknown scene {name!r}; available: {available}{hint}")
     return problems

@@ -9,6 +9,7 @@ from components.distances import DistanceMode, DistanceStore, ThreadKind
 from components.particles import ParticleKind, ParticleStore
 from components.pins import PinStore
 from components.rigid import CORRECTIONS, Boxes, BoxGrid, ContactStore, RigidSettings, RigidStore
+from components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from components.softbody import CreatureLook, Legs, SoftBody
 from components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 from components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
@@ -22,6 +23,7 @@ __all__ = [
     "BoxGrid",
     "Boxes",
     "Broadphase",
+    "Clip",
     "Clock",
     "Cloth",
     "ClothLook",
@@ -39,9 +41,12 @@ __all__ = [
     "PinStore",
     "Pour",
     "Press",
+    "Ragdoll",
     "RigidSettings",
     "RigidStore",
     "Shake",
+    "SkinLook",
+    "Skinned",
     "SoftBody",
     "Stores",
     "ThreadKind",

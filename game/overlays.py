@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from components import ForceField, Grab, Pour
-from game.level.schema import rgba
+from game.level.fields import rgba
 from systems.balls import SPOUT_SPREAD
 from systems.draw.strokes import SEGMENT_FIELDS, segments
 

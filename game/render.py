@@ -12,7 +12,7 @@ import arcade
 import numpy as np
 import numpy.typing as npt
 
-from game.level.schema import rgba
+from game.level.fields import rgba
 from game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
 from game.tools import MAX_SWING
 from systems.draw.boxes import BoxSystem
@@ -21,6 +21,7 @@ from systems.draw.cloth_mesh import ClothMeshSystem
 from systems.draw.creatures import CreatureSystem
 from systems.draw.options import DrawOptions
 from systems.draw.pins import PinMarkerSystem
+from systems.draw.skins import SkinMeshSystem
 from systems.draw.strokes import StrokeBatch
 from systems.draw.textures import ClothTextures
 from systems.draw.threads import ThreadDebugSystem
@@ -56,6 +57,7 @@ class WorldRenderer:
             ClothMeshSystem(ctx, self.options, ClothTextures(ctx)),
             CircleSystem(ctx, self.options),
             BoxSystem(ctx, self.options),
+            SkinMeshSystem(ctx, self.options),
             CreatureSystem(ctx, self.options),
             ThreadDebugSystem(ctx, self.options),
             PinMarkerSystem(ctx, self.options),

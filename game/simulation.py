@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from components import Balls, Boxes, Cloth, SoftBody, Stores, WorldSettings
+from components.skinned import Ragdoll, Skinned
 from game.level.build import (
     box_sets,
     build_world,
@@ -22,17 +23,18 @@ from game.level.build import (
     pin_layout,
     world_settings,
 )
+from game.level.fields import rgba
 from game.level.load import LoadedLevel, load_level, parse_key
-from game.level.schema import rgba
 from systems import world
 from systems.boxes import wake_all
 from systems.builtin import default_schedule
 from systems.cloth import layout_pins
 from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
 from systems.schedule import Schedule
+from systems.skeletons import joint_positions
 from systems.warmup import warm_kernels
 
-Body = Cloth | Balls | SoftBody | Boxes
+Body = Cloth | Balls | SoftBody | Boxes | Skinned
 """What ``Simulation.bodies`` lists."""
 
 _LOOK_KEYS = {"pattern", "pattern_size", "texture", "colors"}
@@ -202,7 +204,7 @@ class Simulation:
         return self.level.model.level.name
 
     def bodies(self) -> list[tuple[int, Body]]:
-        """Every named body (sheets, ball sets, creatures, then box sets), each in creation order."""
+        """Every named body (sheets, ball sets, creatures, box sets, skeletons), each in creation order."""
         self.activate()
         by_id = lambda item: item[0]  # noqa: E731
         return [
@@ -210,6 +212,7 @@ class Simulation:
             *sorted(esper.get_component(Balls), key=by_id),
             *sorted(esper.get_component(SoftBody), key=by_id),
             *box_sets(),
+            *sorted(esper.get_component(Skinned), key=by_id),
         ]
 
     def body(self, name: str) -> tuple[int, Body]:
@@ -221,8 +224,14 @@ class Simulation:
         raise KeyError(f"no body named {name!r}; the level has {known}")
 
     def indices(self, name: str) -> npt.NDArray[np.int64]:
-        """The particle indices of the body called ``name``, ascending (boxes: rows of ``stores.rigid``)."""
+        """The particle indices of the body called ``name``, ascending (boxes: rows of ``stores.rigid``;
+        a keyframed skeleton has none)."""
         entity, body = self.body(name)
+        if isinstance(body, Skinned):
+            if esper.has_component(entity, Ragdoll):
+                joints = esper.component_for_entity(entity, Ragdoll).particles
+                return np.arange(joints.start, joints.stop)
+            return np.zeros(0, dtype=np.int64)
         if isinstance(body, Boxes):
             return np.arange(body.bodies.start, body.bodies.stop)
         if isinstance(body, Cloth):
@@ -233,13 +242,16 @@ class Simulation:
         return np.flatnonzero(particles.owner[: particles.count] == entity)
 
     def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
-        """A copy of the positions ``(n, 2)`` of one body's particles (box centres for boxes), or of
-        every particle."""
+        """A copy of the positions ``(n, 2)`` of one body's particles (box centres for boxes, joints
+        in level order for a skeleton), or of every particle."""
         particles = self.stores.particles
         if name is None:
             return particles.pos[: particles.count].copy()
-        if isinstance(self.body(name)[1], Boxes):
+        body = self.body(name)[1]
+        if isinstance(body, Boxes):
             return self.stores.rigid.pos[self.indices(name)]
+        if isinstance(body, Skinned):
+            return joint_positions(body)
         return particles.pos[self.indices(name)]
 
     def poses(self, name: str) -> npt.NDArray[np.float64]:
@@ -292,6 +304,8 @@ class Simulation:
                 }
             elif isinstance(body, Cloth):
                 bodies[body.name] = {"kind": "cloth", "positions": particles.pos[index].tolist()}
+            elif isinstance(body, Skinned):
+                bodies[body.name] = {"kind": "skeleton", "positions": joint_positions(body).tolist()}
             elif isinstance(body, SoftBody):
                 bodies[body.name] = {
                     "kind": "creature",

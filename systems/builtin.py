@@ -16,6 +16,7 @@ from systems.pins import PinSystem
 from systems.relax import DistanceSystem
 from systems.schedule import Schedule, System
 from systems.shake import ShakeSystem
+from systems.skeletons import JointLimitSystem, SkinSystem
 from systems.softbody import LegsSystem, PerimeterSystem, PressureSystem, UprightSystem
 from systems.sweep import SweepSystem
 from systems.tear import TearSystem
@@ -40,11 +41,13 @@ def builtin_systems() -> list[System]:
         BoundsSystem(),
         CollisionSystem(),
         BoxParticleSystem(),
+        JointLimitSystem(),
         PerimeterSystem(),
         ContainSystem(),
         TearSystem(),
         UprightSystem(),
         LegsSystem(),
+        SkinSystem(),
         MetricsSystem(),
     ]
 

@@ -8,7 +8,7 @@ import math
 import esper
 import numpy as np
 
-from components import Balls, Boxes, Cloth, SoftBody, Stores
+from components import Balls, Boxes, Cloth, Skinned, SoftBody, Stores
 from systems import world
 from systems.kernels.measure import deepest_overlap, longest_move
 from systems.schedule import Stage, Step, System
@@ -139,7 +139,7 @@ class MetricsSystem(System):
         return last if last < len(self.moves) else None
 
 
-BODY_TYPES = (Cloth, Balls, SoftBody, Boxes)
+BODY_TYPES = (Cloth, Balls, SoftBody, Boxes, Skinned)
 """Component types that make an entity a body, for ``counts.bodies``."""
 
 

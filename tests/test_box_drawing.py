@@ -22,7 +22,7 @@ import pytest
 from PIL import Image
 from support.worlds import simulate
 
-from game.level.schema import rgba
+from game.level.fields import rgba
 from game.offscreen import Offscreen
 from game.session import Session
 from systems.draw.boxes import DEPTH_COLORS

@@ -22,7 +22,7 @@ from PIL import Image
 from support.worlds import simulate
 
 from components import ParticleKind
-from game.level.schema import rgba
+from game.level.fields import rgba
 from game.offscreen import Offscreen
 from game.overlays import WALL_THICKNESS, wall_color
 from game.session import Session

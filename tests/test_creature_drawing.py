@@ -24,7 +24,7 @@ import pytest
 from PIL import Image
 
 from components import SoftBody
-from game.level.schema import rgba
+from game.level.fields import rgba
 from game.offscreen import Offscreen
 from game.session import Session
 from game.simulation import Simulation

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from game.level.schema import rgba
+from game.level.fields import rgba
 from game.offscreen import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE, Offscreen
 from game.session import Session
 from game.simulation import Simulation

@@ -43,9 +43,10 @@ def test_built_in_order_reads_top_to_bottom() -> None:
         "bounds",
         "collisions",
         "box_particles",
+        "joint_limits",
     ]
     assert schedule.names(Stage.SUBSTEP_END) == ["perimeter", "legs", "contain", "tear"]
-    assert schedule.names(Stage.FRAME_END) == ["upright", "metrics"]
+    assert schedule.names(Stage.FRAME_END) == ["upright", "skin", "metrics"]
 
 
 def test_custom_systems_go_where_before_and_after_say() -> None:
@@ -61,6 +62,7 @@ def test_custom_systems_go_where_before_and_after_say() -> None:
         "bounds",
         "collisions",
         "box_particles",
+        "joint_limits",
         "last",
     ]
 

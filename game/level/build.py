@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import esper
 import numpy as np
@@ -28,11 +29,16 @@ from components import (
     Wind,
     WorldSettings,
 )
+from components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from game.level.fields import rgba
 from game.level.load import LoadedLevel
-from game.level.schema import BallsTable, BoxesTable, ClothTable, CreatureTable, Level, rgba
+from game.level.problems import Problem, file_label
+from game.level.schema import BallsTable, BoxesTable, ClothTable, CreatureTable, Level
+from game.level.skeletons import SkeletonTable
 from systems.balls import add_circles, packed_centers
 from systems.boxes import build_boxes, pyramid_centers, stack_centers
 from systems.cloth import build_cloth
+from systems.skeletons import BoneSpec, MeshSpec, build_skeleton
 from systems.softbody import build_creature
 
 CIRCLE_ITERATIONS = 2
@@ -52,7 +58,7 @@ def world_settings(model: Level) -> WorldSettings:
     if "iterations" not in table.model_fields_set and not model.cloth:
         if has_circles(model):
             iterations = CIRCLE_ITERATIONS
-        elif not model.creature:
+        elif not model.creature and not model.skeleton:
             iterations = 1  # no particles at all: the passes would find nothing to do
     return WorldSettings(
         gravity=(table.gravity[0], table.gravity[1]),
@@ -136,6 +142,12 @@ def build_world(level: LoadedLevel) -> int:
     for table in model.boxes:
         entity = esper.create_entity()
         esper.add_component(entity, boxes(stores, entity, table))
+    for table in model.skeleton:
+        entity = esper.create_entity()
+        skinned, driver = skeleton(stores, entity, table, level)
+        esper.add_component(entity, skinned)
+        if driver is not None:
+            esper.add_component(entity, driver)
     tools = model.tools
     return esper.create_entity(
         Grab(),
@@ -195,6 +207,107 @@ def boxes(stores: Stores, entity: int, table: BoxesTable) -> Boxes:
         iterations=table.iterations or 0,
         colors=tuple(rgba(c) for c in table.colors),
     )
+
+
+def skeleton(
+    stores: Stores, entity: int, table: SkeletonTable, level: LoadedLevel
+) -> tuple[Skinned, Ragdoll | Clip | None]:
+    """The character a ``[[skeleton]]`` table describes: its skin, and its ragdoll (in the stores) or clip."""
+    names = [joint.name for joint in table.joints]
+    joints = np.array([joint.at for joint in table.joints], dtype=np.float64) + table.position
+    bones = [
+        BoneSpec(
+            bone.name,
+            names.index(bone.head),
+            names.index(bone.tail),
+            None if bone.min_deg is None else math.radians(bone.min_deg),
+            None if bone.max_deg is None else math.radians(bone.max_deg),
+        )
+        for bone in table.bones
+    ]
+    skin = table.skin
+    texture = str((level.directory / skin.texture).resolve()) if skin.texture else None
+    rect = skin.rect or _joint_box(table)
+    bone_names = [bone.name for bone in table.bones]
+    mesh = MeshSpec(
+        rect=(
+            rect[0] + table.position[0],
+            rect[1] + table.position[1],
+            rect[2] + table.position[0],
+            rect[3] + table.position[1],
+        ),
+        cells=(skin.grid[0], skin.grid[1]),
+        alpha=_alpha(texture) if texture else None,
+        vertices=np.array(skin.vertices, dtype=np.float64) + table.position if skin.vertices else None,
+        triangles=np.array(skin.triangles, dtype=np.int64) if skin.triangles else None,
+        uvs=np.array(skin.uvs, dtype=np.float64) if skin.uvs else None,
+        bones=[[bone_names.index(name) for name in row] for row in skin.bones] or None,
+        weights=[list(row) for row in skin.weights] or None,
+        normalise=skin.normalize_weights,
+        smoothing=skin.smoothing,
+    )
+    clip = None
+    if table.clip is not None:
+        keys = table.clip.keys
+        angles = np.zeros((len(keys), len(bones)))
+        for k, key in enumerate(keys):
+            for name, degrees in key.angles.items():
+                angles[k, bone_names.index(name)] = math.radians(degrees)
+        duration = table.clip.duration or keys[-1].time or 1.0  # one key at 0 s: a still pose
+        clip = Clip(np.array([key.time for key in keys]), angles, duration, table.clip.smooth)
+    return build_skeleton(
+        stores,
+        entity,
+        name=table.name,
+        joints=joints,
+        bones=bones,
+        mesh=mesh,
+        look=SkinLook(texture, rgba(skin.color), rgba(skin.outline_color)),
+        probes=[names.index(name) for name in skin.probes],
+        ragdoll=table.drive == "ragdoll",
+        braces=[(names.index(a), names.index(b)) for a, b in table.braces],
+        joint_radius=np.array([table.joint_radius if j.radius is None else j.radius for j in table.joints]),
+        mass=table.mass,
+        pinned=[names.index(name) for name in table.pinned],
+        clip=clip,
+    )
+
+
+def skeleton_problems(level: LoadedLevel) -> list[Problem]:
+    """A problem for each ``[[skeleton]]`` whose skin cannot be made (built aside, in stores of its own)."""
+    problems = []
+    label = file_label(level.source)
+    for k, table in enumerate(level.model.skeleton):
+        try:
+            skinned, _ = skeleton(Stores(), 0, table, level)
+        except ValueError as error:
+            problems.append(Problem(label, ("skeleton", k, "skin"), str(error)))
+            continue
+        changed = skinned.mesh.normalised
+        if len(changed):
+            shown = ", ".join(str(int(v)) for v in changed[:5]) + (" ..." if len(changed) > 5 else "")
+            warnings.warn(
+                f"{label}: skeleton.{k}.skin.weights: rescaled to sum to 1 (normalize_weights) at "
+                f"vertex {shown}",
+                stacklevel=2,
+            )
+    return problems
+
+
+def _joint_box(table: SkeletonTable) -> list[float]:
+    """The joints' bounding box grown by the skin's margin, relative to the skeleton's position."""
+    at = np.array([joint.at for joint in table.joints], dtype=np.float64)
+    margin = table.skin.margin
+    low, high = at.min(axis=0) - margin, at.max(axis=0) + margin
+    return [float(low[0]), float(low[1]), float(high[0]), float(high[1])]
+
+
+def _alpha(path: str) -> np.ndarray:
+    """The image's alpha channel, 0-1, first row at the top."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGBA"), dtype=np.float64)[..., 3] / 255.0
 
 
 def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:

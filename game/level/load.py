@@ -124,7 +124,13 @@ def validate(
     problems = _missing_files(model, source.parent, label)
     if problems:
         raise LevelError(problems)
-    return LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
+    level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
+    from game.level.build import skeleton_problems  # build needs this module: import when used
+
+    problems = skeleton_problems(level)
+    if problems:
+        raise LevelError(problems)
+    return level
 
 
 def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> LoadedLevel:
@@ -155,14 +161,13 @@ def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) ->
 
 
 def _missing_files(model: Level, directory: Path, label: str) -> list[Problem]:
-    problems = []
-    for k, cloth in enumerate(model.cloth):
-        if cloth.texture is not None and not (directory / cloth.texture).is_file():
-            problems.append(
-                Problem(
-                    label,
-                    ("cloth", k, "texture"),
-                    f"expected an image file relative to the level, got {cloth.texture!r} (no such file)",
-                )
-            )
-    return problems
+    """A problem for each texture the level names that is not a file."""
+    textures = [(("cloth", k, "texture"), cloth.texture) for k, cloth in enumerate(model.cloth)]
+    textures += [
+        (("skeleton", k, "skin", "texture"), body.skin.texture) for k, body in enumerate(model.skeleton)
+    ]
+    return [
+        Problem(label, path, f"expected an image file relative to the level, got {texture!r} (no such file)")
+        for path, texture in textures
+        if texture is not None and not (directory / texture).is_file()
+    ]

@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from game.level.schema import AtKey, Level
+from game.level.fields import AtKey
+from game.level.schema import Level
 
 KeyPath = tuple[str | int, ...]
 

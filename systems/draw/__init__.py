@@ -8,6 +8,8 @@ in one call through ``arcade.gl``:
 - ``pins.PinMarkerSystem``: every pinned point as a small ring.
 - ``circles.CircleSystem``: every circle as a shaded, palette-coloured ball, one GL_POINTS call.
 - ``boxes.BoxSystem``: every rigid box as a bevelled, outlined rectangle, one instanced call.
+- ``skins.SkinMeshSystem``: every skinned character as one textured triangle mesh; bones and
+  the skinning figure in the debug view.
 - ``creatures.CreatureSystem``: every soft body as legs, a shaded body with an outline, and a face.
 - ``strokes.StrokeBatch``: thick round-capped segments (tool overlays, legs, outlines), one call per batch.
 - ``fills.FillBatch``: triangles coloured per vertex (the creatures' bodies), one call per batch.

@@ -1,0 +1,85 @@
+"""The skin scene: linear blend skinning of a 10 000-vertex mesh on a 20-bone skeleton.
+
+A strip of 20 bones, each turned a little from its parent, carries a
+100 × 100 grid of vertices with automatic weights (up to four bones per
+vertex). A frame of skinning is what the ``skin`` system does once a frame
+for a character: the bones' skin matrices, then every vertex and its
+outline normal. The reference ``skin_vertices_naive`` (per bone, then the
+weighted average, in numpy) is timed beside it. pymunk has no skinning,
+so there is no pymunk column.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bench.measure import SceneResult, median_frame_ms
+from components.skeleton import Skeleton, skeleton_from_segments
+from components.skin import SkinnedMesh, make_skinned_mesh
+from systems.kernels.bone_weights import automatic_weights
+from systems.kernels.bones import local_from_angles, pose_from_local
+from systems.kernels.skinning import skin_matrices, skin_normals, skin_vertices, skin_vertices_naive
+
+BONES = 20
+SIDE = 100
+"""Vertices across and along the strip: SIDE² in all."""
+BONE_LENGTH = 40.0
+WIDTH = 120.0
+"""px across the strip."""
+
+
+def build() -> tuple[Skeleton, SkinnedMesh]:
+    """The skeleton (a chain along x) and its mesh (a grid over the strip, automatic weights)."""
+    heads = np.column_stack([np.arange(BONES) * BONE_LENGTH, np.zeros(BONES)])
+    tails = heads + np.array([BONE_LENGTH, 0.0])
+    skeleton = skeleton_from_segments(np.arange(BONES) - 1, heads, tails)
+    xs = np.linspace(0.0, BONES * BONE_LENGTH, SIDE)
+    ys = np.linspace(-WIDTH / 2, WIDTH / 2, SIDE)
+    grid_x, grid_y = np.meshgrid(xs, ys)
+    vertices = np.column_stack([grid_x.ravel(), grid_y.ravel()])
+    corner = (np.arange(SIDE - 1)[:, None] * SIDE + np.arange(SIDE - 1)[None, :]).ravel()
+    triangles = np.concatenate(
+        [
+            np.column_stack([corner, corner + 1, corner + SIDE + 1]),
+            np.column_stack([corner, corner + SIDE + 1, corner + SIDE]),
+        ]
+    )
+    uvs = (vertices - vertices.min(axis=0)) / np.ptp(vertices, axis=0)
+    indices, weights = automatic_weights(vertices, skeleton.bind_segments)
+    return skeleton, make_skinned_mesh(vertices, triangles, uvs, indices, weights, BONES)
+
+
+def run(frames: int) -> SceneResult:
+    """Median ms of a frame of skinning (matrices, vertices, normals) and of the naive reference."""
+    skeleton, mesh = build()
+    angles = np.full(BONES, math.radians(4.0))  # a gentle curl, every bone turned from its parent
+    local_from_angles(skeleton.bind_local, angles, skeleton.local)
+    pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
+
+    def frame() -> None:
+        skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
+        skin_vertices(mesh.bind_positions, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.positions)
+        skin_normals(mesh.bind_normals, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.normals)
+
+    reference = np.empty_like(mesh.positions)
+
+    def naive() -> None:
+        skin_vertices_naive(
+            mesh.bind_positions, mesh.bone_indices, mesh.weights, skeleton.skinning, reference
+        )
+
+    ms = median_frame_ms(frame, max(frames, 100))
+    naive_ms = median_frame_ms(naive, max(frames // 4, 10), warmup=2)
+    frame()
+    naive()
+    agree = float(np.abs(reference - mesh.positions).max())
+    params = {
+        "vertices": len(mesh.bind_positions),
+        "bones": BONES,
+        "naive_ms": round(naive_ms, 4),
+        "naive_vs_blended_px": agree,
+        "timing": "median of matrices + vertices + normals per frame (numba), and of the numpy reference",
+    }
+    return SceneResult("skin", params, ms, None)

@@ -1,0 +1,82 @@
+"""The building blocks of the level schema: strict tables, located errors, and the value types
+every table uses (points, colours, substeps)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
+
+
+class Table(BaseModel):
+    """A TOML table: unknown keys are errors, types are strict (TOML has real ints,
+    floats and booleans; ``"5"`` is not a number), NaN and infinity are rejected."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_default=True)
+
+
+class AtKey(ValueError):
+    """A validator's finding about a key below the one it validates (``path`` is relative)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def describe(value: object) -> str:
+    """A short rendering of a TOML value for error messages."""
+    if isinstance(value, str):
+        return f"{value!r} (a string)"
+    if isinstance(value, dict):
+        return "a table"
+    return repr(value)
+
+
+def check_color(value: object) -> object:
+    """Accept ``"#rrggbb(aa)"`` or a list of 3 to 4 channels 0-255; say what was wrong otherwise."""
+    if isinstance(value, str) and HEX_COLOR.match(value):
+        return value
+    if (
+        isinstance(value, list)
+        and len(value) in (3, 4)
+        and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
+    ):
+        return value
+    raise ValueError(
+        f'expected a colour "#rrggbb", "#rrggbbaa" or [r, g, b(, a)] of 0-255, got {describe(value)}'
+    )
+
+
+def check_substeps(value: object) -> object:
+    """Accept 1 to 16 or ``"auto"``."""
+    if value == "auto" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 16):
+        return value
+    raise ValueError(f'expected an integer from 1 to 16 or "auto", got {describe(value)}')
+
+
+Vec2 = Annotated[list[float], Field(min_length=2, max_length=2)]
+Channel = Annotated[int, Field(ge=0, le=255)]
+Color = Annotated[
+    Annotated[str, Field(pattern=HEX_COLOR.pattern)]
+    | Annotated[list[Channel], Field(min_length=3, max_length=4)],
+    BeforeValidator(check_color),
+]
+Substeps = Annotated[Annotated[int, Field(ge=1, le=16)] | Literal["auto"], BeforeValidator(check_substeps)]
+Acceleration = Annotated[
+    list[Annotated[float, Field(ge=-20000.0, le=20000.0)]], Field(min_length=2, max_length=2)
+]
+
+
+def rgba(value: str | list[int]) -> tuple[int, int, int, int]:
+    """A validated colour as an (r, g, b, a) tuple of 0-255 ints."""
+    if isinstance(value, str):
+        digits = value[1:]
+        channels = [int(digits[k : k + 2], 16) for k in range(0, len(digits), 2)]
+    else:
+        channels = list(value)
+    if len(channels) == 3:
+        channels.append(255)
+    return (channels[0], channels[1], channels[2], channels[3])

@@ -1,0 +1,460 @@
+"""Skinned characters: building them, keeping a ragdoll's joints in range, posing bones, skinning.
+
+A character's bones are driven either by particles (a Verlet ragdoll,
+Jakobsen 2001: a particle per joint, a rigid distance per bone, angle
+limits at the joints) or by a looping keyframed clip. Once a frame the
+bones' frames are found and the mesh is skinned (linear blend skinning);
+drawing reads ``SkinnedMesh.positions``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import esper
+import numpy as np
+import numpy.typing as npt
+
+from components import DistanceMode, ParticleKind, Stores
+from components.skeleton import skeleton_from_segments
+from components.skin import SkinnedMesh, make_skinned_mesh
+from components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from systems import world
+from systems.fields import by_entity
+from systems.kernels.bone_weights import automatic_weights
+from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
+from systems.kernels.joint_limits import limit_joint_angles
+from systems.kernels.skinning import skin_matrices, skin_normals, skin_vertices
+from systems.pins import pin
+from systems.schedule import Stage, Step, System
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+OPAQUE = 0.1
+"""Alpha above which a texture pixel is part of the skin (for cutting the grid and for visibility)."""
+
+LIMIT_SWEEPS = 8
+"""Most passes over a ragdoll's joints per iteration (a calm one needs one, a whirled one three or four)."""
+
+LIMIT_SETTLED = 1e-4
+"""rad: a sweep that found no joint further out than this ends them."""
+
+LEAST_WEIGHT = 0.02
+"""Automatic weights below this are dropped (the rest rescaled): a bone that far off only blurs."""
+
+PROBES_PER_JOINT = 4
+"""Vertices the debug view marks around each probed joint."""
+
+
+@dataclass(frozen=True)
+class BoneSpec:
+    """A bone by joint indices, with its angle limits at the head (radians from the bind angle, or None)."""
+
+    name: str
+    head: int
+    tail: int
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class MeshSpec:
+    """The skin's mesh: a grid over ``rect`` cut by the texture's alpha, or explicit vertices.
+
+    ``alpha`` is the texture's alpha channel ``(rows, cols)`` in 0-1, first
+    row at the top of the image, or None for a plain rectangle.
+    """
+
+    rect: tuple[float, float, float, float]
+    cells: tuple[int, int]
+    alpha: FloatArray | None = None
+    vertices: FloatArray | None = None
+    triangles: IntArray | None = None
+    uvs: FloatArray | None = None
+    bones: list[list[int]] | None = None
+    weights: list[list[float]] | None = None
+    normalise: bool = False
+    smoothing: float | None = None
+
+
+def bone_parents(bones: list[BoneSpec]) -> list[int]:
+    """Each bone's parent: the bone whose tail is its head, else an earlier bone with the same head; -1."""
+    parents = []
+    for k, bone in enumerate(bones):
+        ends = [p for p, other in enumerate(bones) if other.tail == bone.head and p != k]
+        shared = [p for p, other in enumerate(bones[:k]) if other.head == bone.head]
+        parents.append(ends[0] if ends else shared[0] if shared else -1)
+    return parents
+
+
+def parents_first(parents: list[int]) -> list[int]:
+    """An order of the bones in which every parent comes before its children (file order otherwise).
+
+    Raises ``ValueError`` naming a bone on a loop of parents.
+    """
+    order: list[int] = []
+    placed = [False] * len(parents)
+    while len(order) < len(parents):
+        ready = [k for k in range(len(parents)) if not placed[k] and (parents[k] < 0 or placed[parents[k]])]
+        if not ready:
+            stuck = next(k for k in range(len(parents)) if not placed[k])
+            raise ValueError(f"bone {stuck} is its own ancestor: its parents run in a loop")
+        for k in ready:
+            placed[k] = True
+        order += ready
+    return order
+
+
+def grid_mesh(spec: MeshSpec) -> tuple[FloatArray, IntArray, FloatArray]:
+    """Vertices, triangles and uvs of a grid over ``spec.rect``, without the cells the texture leaves clear.
+
+    A cell stays if any texture pixel under it is opaque. UVs run 0-1 from
+    the rect's bottom-left (v up). Unused vertices are dropped.
+    """
+    left, bottom, right, top = spec.rect
+    cols, rows = spec.cells
+    xs = np.linspace(left, right, cols + 1)
+    ys = np.linspace(bottom, top, rows + 1)
+    grid_x, grid_y = np.meshgrid(xs, ys)  # (rows + 1, cols + 1), row 0 at the bottom
+    vertices = np.column_stack([grid_x.ravel(), grid_y.ravel()])
+    uvs = np.column_stack(
+        [(vertices[:, 0] - left) / (right - left), (vertices[:, 1] - bottom) / (top - bottom)]
+    )
+    keep = np.ones((rows, cols), dtype=bool)
+    if spec.alpha is not None:
+        keep = _opaque_cells(spec.alpha, rows, cols)
+    r, c = np.nonzero(keep)
+    corner = r * (cols + 1) + c
+    a, b, d, e = corner, corner + 1, corner + cols + 1, corner + cols + 2
+    triangles = np.concatenate([np.column_stack([a, b, e]), np.column_stack([a, e, d])])
+    used, compact = np.unique(triangles, return_inverse=True)
+    return vertices[used], compact.reshape(-1, 3).astype(np.int64), uvs[used]
+
+
+def _opaque_cells(alpha: FloatArray, rows: int, cols: int) -> npt.NDArray[np.bool_]:
+    """``(rows, cols)``, row 0 at the bottom: whether any image pixel falling in the cell is opaque.
+
+    Each pixel falls in one cell, so a grid finer than the image leaves cells out.
+    """
+    height, width = alpha.shape
+    r, c = np.nonzero(alpha[::-1] > OPAQUE)  # row 0 at the bottom, as the mesh
+    keep = np.zeros((rows, cols), dtype=bool)
+    keep[(r * rows) // height, (c * cols) // width] = True
+    return keep
+
+
+def hidden_bones(
+    vertices: FloatArray, segments: FloatArray, alpha: FloatArray, rect: tuple[float, float, float, float]
+) -> npt.NDArray[np.bool_]:
+    """``(v, b)``: whether the way from a vertex to the nearest point of a bone crosses clear texture.
+
+    A forearm's vertices do not see the torso across the gap between
+    them, so the torso gets no say in how they move; a shoulder's see
+    both. The first stretch of the way (a cell's width) is not checked: a
+    grid vertex may stand just outside the drawn shape.
+    """
+    left, bottom, right, top = rect
+    height, width = alpha.shape
+    heads, tails = segments[:, 0], segments[:, 1]
+    along = tails - heads
+    length2 = np.maximum(np.einsum("bi,bi->b", along, along), 1e-12)
+    t = np.clip(np.einsum("vbi,bi->vb", vertices[:, None, :] - heads[None], along) / length2, 0.0, 1.0)
+    nearest = heads[None] + t[..., None] * along[None]  # (v, b, 2)
+    samples = np.linspace(0.0, 1.0, 48)[None, None, :, None]
+    points = vertices[:, None, None, :] + samples * (nearest - vertices[:, None, :])[:, :, None, :]
+    u = (points[..., 0] - left) / (right - left)
+    v = (top - points[..., 1]) / (top - bottom)
+    inside = (u >= 0.0) & (u <= 1.0) & (v >= 0.0) & (v <= 1.0)  # the rect's own edges count as inside
+    col = np.clip((u * width).astype(np.int64), 0, width - 1)
+    row = np.clip((v * height).astype(np.int64), 0, height - 1)
+    clear = ~inside | (alpha[row, col] <= OPAQUE)
+    cell = max((right - left) / width, (top - bottom) / height) * 8.0
+    way = np.hypot(*(nearest - vertices[:, None, :]).transpose(2, 0, 1))
+    near_vertex = samples[..., 0] * way[..., None] < cell
+    return (clear & ~near_vertex).any(axis=2)
+
+
+def build_skeleton(
+    stores: Stores,
+    entity: int,
+    *,
+    name: str,
+    joints: FloatArray,
+    bones: list[BoneSpec],
+    mesh: MeshSpec,
+    look: SkinLook,
+    probes: list[int],
+    ragdoll: bool,
+    braces: list[tuple[int, int]] = (),
+    joint_radius: float | FloatArray = 6.0,
+    mass: float = 1.0,
+    pinned: list[int] = (),
+    clip: Clip | None = None,
+) -> tuple[Skinned, Ragdoll | Clip | None]:
+    """A character's ``Skinned`` component and its driver (a ``Ragdoll`` added to the stores, or ``clip``).
+
+    ``joints`` ``(j, 2)`` are world positions in the bind pose. Bones are
+    reordered parents first; explicit weights and clip angles are given in
+    the order of ``bones`` and reordered with them. Raises ``ValueError``
+    for a mesh or weights the skin cannot use.
+    """
+    parents = bone_parents(bones)
+    order = parents_first(parents)
+    rank = {k: i for i, k in enumerate(order)}
+    ordered = [bones[k] for k in order]
+    parent = [rank[parents[k]] if parents[k] >= 0 else -1 for k in order]
+    heads = np.array([bone.head for bone in ordered], dtype=np.int64)
+    tails = np.array([bone.tail for bone in ordered], dtype=np.int64)
+    skeleton = skeleton_from_segments(parent, joints[heads], joints[tails], [bone.name for bone in ordered])
+    skin = _skin(mesh, skeleton.bind_segments, rank, heads, tails)
+    probed = _probes(skin, joints, probes)
+    skinned = Skinned(name, skeleton, skin, look, heads, tails, probed)
+    if not ragdoll:
+        if clip is not None:
+            clip = Clip(clip.times, clip.angles[:, order], clip.duration, clip.smooth)
+        return skinned, clip
+    particles = stores.particles.add(joints, 1.0 / mass, joint_radius, entity, kind=ParticleKind.RING)
+    rows = np.arange(particles.start, particles.stop, dtype=np.int64)
+    pairs = [(bone.head, bone.tail) for bone in ordered] + list(braces)
+    i = np.array([rows[a] for a, _ in pairs], dtype=np.int64)
+    j = np.array([rows[b] for _, b in pairs], dtype=np.int64)
+    rest = np.hypot(*(joints[[b for _, b in pairs]] - joints[[a for a, _ in pairs]]).T)
+    constraints = stores.distances.add(i, j, rest, owner=entity, mode=DistanceMode.EQUAL)
+    for joint in pinned:
+        pin(
+            stores,
+            int(rows[joint]),
+            (float(joints[joint, 0]), float(joints[joint, 1])),
+            owner=entity,
+            glide=False,
+        )
+    limits = _limits(ordered, parent, joints)
+    driver = Ragdoll(
+        particles=particles,
+        constraints=constraints,
+        heads=rows[heads],
+        tails=rows[tails],
+        a=rows[limits[0]],
+        b=rows[limits[1]],
+        c=rows[limits[2]],
+        low=limits[3],
+        high=limits[4],
+    )
+    return skinned, driver
+
+
+def _skin(
+    mesh: MeshSpec, segments: FloatArray, rank: dict[int, int], heads: IntArray, tails: IntArray
+) -> SkinnedMesh:
+    """The ``SkinnedMesh``: the grid or explicit mesh, with given or automatic weights.
+
+    A grid's automatic weights drop what falls below ``LEAST_WEIGHT`` (so a
+    vertex well inside a limb follows its bone alone), and the grid loses
+    every triangle joining vertices that mainly follow bones with no joint
+    in common: a hand drawn next to a thigh, or an arm next to the torso,
+    would otherwise be sewn to it by the cells that bridge the gap.
+    """
+    if mesh.vertices is None:
+        vertices, triangles, uvs = grid_mesh(mesh)
+    else:
+        vertices, triangles, uvs = mesh.vertices, mesh.triangles, mesh.uvs
+    if mesh.bones:
+        width = max(len(names) for names in mesh.bones)
+        indices = np.zeros((len(vertices), width), dtype=np.int64)
+        weights = np.zeros((len(vertices), width))
+        for v, (names, values) in enumerate(zip(mesh.bones, mesh.weights or [], strict=True)):
+            indices[v, : len(names)] = [rank[k] for k in names]
+            weights[v, : len(values)] = values
+    else:
+        hidden = None
+        if mesh.alpha is not None and mesh.vertices is None:
+            hidden = hidden_bones(vertices, segments, mesh.alpha, mesh.rect)
+        indices, weights = automatic_weights(vertices, segments, smoothing=mesh.smoothing, hidden=hidden)
+        weights = np.where(weights < LEAST_WEIGHT, 0.0, weights)
+        weights /= weights.sum(axis=1, keepdims=True)
+        if mesh.vertices is None:
+            main = indices[np.arange(len(indices)), np.argmax(weights, axis=1)]
+            triangles = triangles[_joined(main[triangles], heads, tails)]
+            vertices, triangles, uvs, indices, weights = _compact(vertices, triangles, uvs, indices, weights)
+    return make_skinned_mesh(
+        vertices, triangles, uvs, indices, weights, len(segments), normalise=mesh.normalise
+    )
+
+
+def _joined(bones: IntArray, heads: IntArray, tails: IntArray) -> npt.NDArray[np.bool_]:
+    """``(t,)``: whether every two of a triangle's three bones ``(t, 3)`` are one bone or share a joint."""
+    ends = np.stack([heads, tails], axis=1)
+    touch = (ends[:, None, :, None] == ends[None, :, None, :]).any(axis=(2, 3))  # (b, b)
+    return touch[bones[:, 0], bones[:, 1]] & touch[bones[:, 1], bones[:, 2]] & touch[bones[:, 0], bones[:, 2]]
+
+
+def _compact(
+    vertices: FloatArray,
+    triangles: IntArray,
+    uvs: FloatArray,
+    indices: npt.NDArray[np.int32],
+    weights: FloatArray,
+) -> tuple[FloatArray, IntArray, FloatArray, npt.NDArray[np.int32], FloatArray]:
+    """The mesh without the vertices no triangle uses any more."""
+    used, compact = np.unique(triangles, return_inverse=True)
+    return vertices[used], compact.reshape(-1, 3), uvs[used], indices[used], weights[used]
+
+
+def _probes(skin: SkinnedMesh, joints: FloatArray, probes: list[int]) -> IntArray:
+    """For each probed joint, the ``PROBES_PER_JOINT`` outline vertices nearest to it that blend bones.
+
+    On the outline, the two rigid positions of a vertex part furthest as
+    the joint bends, so the debug figure reads; vertices following one
+    bone (nothing to see) come last.
+    """
+    outline = np.hypot(*skin.bind_normals.T) > 0.0
+    blended = skin.weights.max(axis=1) < 0.95
+    chosen: list[int] = []
+    for joint in probes:
+        distance = np.hypot(*(skin.bind_positions - joints[joint]).T)
+        order = np.lexsort((distance, ~blended, ~outline))
+        chosen += order[:PROBES_PER_JOINT].tolist()
+    return np.array(sorted(set(chosen)), dtype=np.int64)
+
+
+def _limits(
+    bones: list[BoneSpec], parent: list[int], joints: FloatArray
+) -> tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]:
+    """Joint triples ``(a, b, c)`` (joint indices) and absolute angle ranges of the limited bones.
+
+    The angle is measured at the bone's head from its parent's direction
+    (see ``systems.kernels.joint_limits``); the bind angle plus the bone's
+    range, kept within [-π, π] (the fold is as far as a range can reach).
+    """
+    a, b, c, low, high = [], [], [], [], []
+    for k, bone in enumerate(bones):
+        if parent[k] < 0 or (bone.low is None and bone.high is None):
+            continue
+        up = bones[parent[k]]
+        before = up.head if up.tail == bone.head else up.tail
+        u = joints[bone.head] - joints[before]
+        v = joints[bone.tail] - joints[bone.head]
+        bind = math.atan2(u[0] * v[1] - u[1] * v[0], u @ v)
+        a.append(before)
+        b.append(bone.head)
+        c.append(bone.tail)
+        low.append(max(-math.pi, bind + (bone.low if bone.low is not None else -2.0 * math.pi)))
+        high.append(min(math.pi, bind + (bone.high if bone.high is not None else 2.0 * math.pi)))
+    ints = [np.array(x, dtype=np.int64) for x in (a, b, c)]
+    return ints[0], ints[1], ints[2], np.array(low), np.array(high)
+
+
+def clip_angles(clip: Clip, time: float, out: FloatArray) -> None:
+    """The clip's bone angles at ``time`` s (looping) into ``out``: eased (Catmull-Rom) or straight."""
+    times, angles = clip.times, clip.angles
+    keys = len(times)
+    if keys == 1:
+        out[:] = angles[0]
+        return
+    t = time % clip.duration
+    # the loop closes from the last key back to the first, at duration
+    k = int(np.searchsorted(times, t, side="right")) - 1
+    if k < 0:
+        k = keys - 1
+    start = times[k]
+    end = times[k + 1] if k + 1 < keys else times[0] + clip.duration
+    span = end - start
+    if t < start:
+        t += clip.duration
+    s = (t - start) / span if span > 0.0 else 0.0
+    p1, p2 = angles[k], angles[(k + 1) % keys]
+    if not clip.smooth:
+        out[:] = p1 + s * (p2 - p1)
+        return
+    p0, p3 = angles[(k - 1) % keys], angles[(k + 2) % keys]
+    s2, s3 = s * s, s * s * s
+    out[:] = 0.5 * (
+        2.0 * p1
+        + (p2 - p0) * s
+        + (2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3) * s2
+        + (3.0 * (p1 - p2) + p3 - p0) * s3
+    )
+
+
+class JointLimitSystem(System):
+    """Brings every ragdoll joint back within its angle range, last in each iteration.
+
+    Last, after the contacts: a joint bent past its limit by a hard knock is
+    righted within the iteration, and the next iteration's contacts take back
+    the little overlap that may cost.
+    """
+
+    name = "joint_limits"
+    stage = Stage.ITERATION
+    after = ("distances", "bounds", "collisions", "box_particles")
+
+    def process(self, step: Step) -> None:
+        ragdolls = by_entity(Ragdoll)
+        if not ragdolls:
+            return
+        particles = world.stores().particles
+        n = particles.count
+        for _, doll in ragdolls:
+            if not len(doll.a):
+                continue
+            # joints share particles, so righting one can push a neighbour out: sweep until all hold
+            for _ in range(LIMIT_SWEEPS):
+                worst = limit_joint_angles(
+                    particles.pos[:n], particles.inv_mass[:n], doll.a, doll.b, doll.c, doll.low, doll.high
+                )
+                if worst < LIMIT_SETTLED:
+                    break
+
+
+class SkinSystem(System):
+    """Poses every skeleton (from its particles or its clip) and skins its mesh, once a frame."""
+
+    name = "skin"
+    stage = Stage.FRAME_END
+
+    def __init__(self) -> None:
+        self._angles: dict[int, FloatArray] = {}
+
+    def process(self, step: Step) -> None:
+        characters = by_entity(Skinned)
+        if not characters:
+            return
+        stores = world.stores()
+        time = step.time + step.dt  # the end of this frame
+        for entity, skinned in characters:
+            pose(stores, entity, skinned, time, self._angles)
+            skin(skinned)
+
+
+def pose(stores: Stores, entity: int, skinned: Skinned, time: float, scratch: dict[int, FloatArray]) -> None:
+    """Set the skeleton's pose from its ragdoll's particles or its clip at ``time`` s."""
+    skeleton = skinned.skeleton
+    if esper.has_component(entity, Ragdoll):
+        doll = esper.component_for_entity(entity, Ragdoll)
+        bone_frames_from_particles(stores.particles.pos, doll.heads, doll.tails, skeleton.pose)
+    elif esper.has_component(entity, Clip):
+        clip = esper.component_for_entity(entity, Clip)
+        angles = scratch.setdefault(entity, np.zeros(skeleton.count))
+        clip_angles(clip, time, angles)
+        local_from_angles(skeleton.bind_local, angles, skeleton.local)
+        pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
+
+
+def joint_positions(skinned: Skinned) -> FloatArray:
+    """``(j, 2)``: each joint in the current pose (a bone's origin, or the end of a bone ending there)."""
+    skeleton = skinned.skeleton
+    out = np.zeros((skinned.joint_count, 2))
+    origins = skeleton.pose[:, :, 2]
+    out[skinned.tails] = origins + skeleton.pose[:, :, 0] * skeleton.length[:, None]
+    out[skinned.heads] = origins
+    return out
+
+
+def skin(skinned: Skinned) -> None:
+    """Skin the mesh in the skeleton's current pose (positions and outline normals)."""
+    skeleton, mesh = skinned.skeleton, skinned.mesh
+    skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
+    skin_vertices(mesh.bind_positions, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.positions)
+    skin_normals(mesh.bind_normals, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.normals)

@@ -1,0 +1,267 @@
+"""Skinned characters from level files: the ragdoll's joints and skin, keyframed clips, bad weights."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+import numpy as np
+import pytest
+from support.worlds import simulate
+
+from components import Ragdoll, Skinned
+from components.skin import SkinnedMesh
+from game.level import LevelError
+from game.session import Session
+from game.simulation import Simulation
+from levels import LEVELS_DIR
+from systems.kernels.joint_limits import joint_angles
+from systems.kernels.skinning import rigid_positions
+from systems.skeletons import skin
+
+RAGDOLL = LEVELS_DIR / "ragdoll.toml"
+
+ARM = """
+[[skeleton]]
+name = "arm"
+drive = "clip"
+position = [400, 300]
+joints = [
+  { name = "shoulder", at = [0, 0] },
+  { name = "elbow", at = [100, 0] },
+  { name = "hand", at = [200, 0] },
+]
+bones = [
+  { name = "upper", head = "shoulder", tail = "elbow" },
+  { name = "fore", head = "elbow", tail = "hand" },
+]
+[skeleton.skin]
+rect = [-10, -20, 210, 20]
+grid = [22, 4]
+probes = ["elbow"]
+[skeleton.clip]
+duration = 3.0
+smooth = false
+keys = [
+  { time = 0.0, angles = { upper = 0, fore = 0 } },
+  { time = 1.0, angles = { upper = 30, fore = 90 } },
+  { time = 2.0, angles = { upper = 30, fore = 0 } },
+]
+"""
+
+TRIANGLE = """
+[[skeleton]]
+name = "patch"
+drive = "clip"
+joints = [{ name = "a", at = [0, 0] }, { name = "b", at = [50, 0] }, { name = "c", at = [100, 0] }]
+bones = [{ name = "one", head = "a", tail = "b" }, { name = "two", head = "b", tail = "c" }]
+[skeleton.clip]
+keys = [{ time = 0.0, angles = {} }]
+[skeleton.skin]
+vertices = [[0, 0], [50, 10], [100, 0]]
+triangles = [[0, 1, 2]]
+uvs = [[0, 0], [0.5, 1], [1, 0]]
+"""
+
+
+def character(sim: Simulation, name: str) -> tuple[int, Skinned]:
+    sim.activate()
+    return next((e, s) for e, s in esper.get_component(Skinned) if s.name == name)
+
+
+def limit_violation(sim: Simulation, doll: Ragdoll) -> float:
+    """How far (rad) the worst joint is outside its range."""
+    angles = np.zeros(len(doll.a))
+    joint_angles(sim.stores.particles.pos, doll.a, doll.b, doll.c, angles)
+    return float(max(0.0, np.max(doll.low - angles), np.max(angles - doll.high)))
+
+
+def distance_to_bones(
+    points: np.ndarray, frames: np.ndarray, length: np.ndarray, mesh: SkinnedMesh
+) -> np.ndarray:
+    """Each vertex's distance to the nearest of the bones it follows, px."""
+    heads = frames[:, :, 2]
+    tails = heads + frames[:, :, 0] * length[:, None]
+    out = np.full(len(points), np.inf)
+    for slot in range(4):
+        bone = mesh.bone_indices[:, slot]
+        a, b = heads[bone], tails[bone]
+        t = np.clip(np.einsum("vi,vi->v", points - a, b - a) / np.einsum("vi,vi->v", b - a, b - a), 0.0, 1.0)
+        d = np.linalg.norm(points - (a + t[:, None] * (b - a)), axis=1)
+        out = np.where(mesh.weights[:, slot] > 0.0, np.minimum(out, d), out)
+    return out
+
+
+def test_the_ragdoll_keeps_its_joints_in_range_and_its_skin_on_through_a_rough_throw() -> None:
+    session = Session(Simulation.load(RAGDOLL))
+    sim = session.sim
+    entity, skinned = character(sim, "doll")
+    doll = esper.component_for_entity(entity, Ragdoll)
+    hand = sim.positions("doll")[7]  # hand_l, as listed in the level
+    session.queue({"type": "mouse_press", "x": hand[0], "y": hand[1], "button": "left"})
+    worst = 0.0
+    # whirl the hand round a circle of 200 px at about 2 turns a second, then let go
+    for frame in range(60):
+        angle = frame * 0.2
+        x, y = 640 + 200 * math.cos(angle), 400 + 200 * math.sin(angle)
+        session.queue({"type": "mouse_drag", "x": x, "y": y, "dx": 0.0, "dy": 0.0, "buttons": ["left"]})
+        session.advance()
+        worst = max(worst, limit_violation(sim, doll))
+    session.queue({"type": "mouse_release", "x": x, "y": y, "button": "left"})
+    for _ in range(240):
+        session.advance()
+        worst = max(worst, limit_violation(sim, doll))
+    # the limits come last in every iteration, swept until every joint holds to 1e-4 rad, so the
+    # worst left is the substep's end (walls): 0.004 rad measured; 0.01 rad is half a degree
+    assert worst < 0.01, worst
+    assert np.isfinite(sim.positions("doll")).all()
+    # the skin stays on: no vertex ends much farther from its bones than the skin reaches in the
+    # bind pose (its thickest part, the head, 39 px from its bone; a blended vertex on the inside of a
+    # bent joint can end a few px further), and none strays more than 30 px from where it sat
+    # relative to them (a vertex near a joint bent 140° moves that much, as blending does)
+    mesh, skeleton = skinned.mesh, skinned.skeleton
+    now = distance_to_bones(mesh.positions, skeleton.pose, skeleton.length, mesh)
+    bind = distance_to_bones(mesh.bind_positions, skeleton.bind, skeleton.length, mesh)
+    assert now.max() <= bind.max() + 5.0, (now.max(), bind.max())  # 40.3 and 38.8 measured
+    assert (now - bind).max() < 30.0  # 25.7 measured
+    lengths = np.linalg.norm(
+        sim.stores.particles.pos[doll.tails] - sim.stores.particles.pos[doll.heads], axis=1
+    )
+    np.testing.assert_allclose(lengths, skeleton.length, rtol=0.02)  # bones are stiff links
+
+
+def test_at_rest_in_the_bind_pose_the_skin_is_the_mesh_as_made() -> None:
+    sim = Simulation.load(RAGDOLL)
+    _, skinned = character(sim, "doll")
+    skin(skinned)
+    np.testing.assert_allclose(skinned.mesh.positions, skinned.mesh.bind_positions, atol=1e-9)
+
+
+def test_a_clip_passes_through_its_keys_and_children_turn_with_their_parents() -> None:
+    sim = simulate(ARM)
+    sim.step(60)  # t = 1 s: upper arm at 30°, forearm 90° further
+    joints = sim.positions("arm")
+    elbow = joints[0] + 100 * np.array([math.cos(math.radians(30)), math.sin(math.radians(30))])
+    hand = elbow + 100 * np.array([math.cos(math.radians(120)), math.sin(math.radians(120))])
+    np.testing.assert_allclose(joints[1], elbow, atol=1e-9)
+    np.testing.assert_allclose(joints[2], hand, atol=1e-9)
+    sim.step(30)  # t = 1.5 s, straight lines between keys: forearm half way back, at 45°
+    fore = sim.positions("arm")[2] - sim.positions("arm")[1]
+    assert math.degrees(math.atan2(fore[1], fore[0])) == pytest.approx(30 + 45, abs=1e-6)
+    sim.step(90)  # t = 3 s: the loop is back at its first key
+    np.testing.assert_allclose(sim.positions("arm")[2], [600.0, 300.0], atol=1e-9)
+
+
+def test_a_vertex_weighted_60_40_stays_nearer_the_rigid_position_of_its_first_bone() -> None:
+    sim = simulate(ARM)
+    _, skinned = character(sim, "arm")
+    sim.step(60)
+    mesh = skinned.mesh
+    rigid = rigid_positions(mesh.bind_positions, mesh.bone_indices, skinned.skeleton.skinning)
+    for v in skinned.probes:
+        w = mesh.weights[v]
+        if np.count_nonzero(w) != 2:
+            continue
+        first, second = rigid[v, 0], rigid[v, 1]
+        expected = first + w[1] * (second - first)  # on the segment, w[1] of the way from the first
+        np.testing.assert_allclose(mesh.positions[v], expected, atol=1e-9)
+
+
+def test_an_explicit_mesh_with_weights_that_do_not_sum_to_1_is_refused_naming_the_vertex() -> None:
+    text = TRIANGLE + 'bones = [["one"], ["one", "two"], ["two"]]\nweights = [[1.0], [0.5, 0.4], [1.0]]\n'
+    with pytest.raises(LevelError) as error:
+        simulate(text)
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "skin", "weights", 1)
+    assert "expected weights summing to 1, got [0.5, 0.4] (sum 0.9)" in problem.message
+    assert "normalize_weights = true" in problem.message
+
+
+def test_asked_to_the_level_rescales_the_weights_with_a_warning() -> None:
+    text = TRIANGLE + (
+        'bones = [["one"], ["one", "two"], ["two"]]\nweights = [[1.0], [0.5, 0.4], [1.0]]\n'
+        "normalize_weights = true\n"
+    )
+    with pytest.warns(UserWarning, match=r"skeleton\.0\.skin\.weights: rescaled .*vertex 1"):
+        sim = simulate(text)
+    _, skinned = character(sim, "patch")
+    np.testing.assert_allclose(skinned.mesh.weights[1, :2], [5 / 9, 4 / 9])
+
+
+def test_a_vertex_following_more_than_four_bones_is_refused() -> None:
+    joints = ", ".join(f'{{ name = "j{k}", at = [{20 * k}, 0] }}' for k in range(6))
+    bones = ", ".join(f'{{ name = "b{k}", head = "j{k}", tail = "j{k + 1}" }}' for k in range(5))
+    text = f"""
+    [[skeleton]]
+    drive = "clip"
+    joints = [{joints}]
+    bones = [{bones}]
+    [skeleton.clip]
+    keys = [{{ time = 0.0, angles = {{}} }}]
+    [skeleton.skin]
+    vertices = [[0, 0], [50, 10], [100, 0]]
+    triangles = [[0, 1, 2]]
+    uvs = [[0, 0], [0.5, 1], [1, 0]]
+    bones = [["b0"], ["b0", "b1", "b2", "b3", "b4"], ["b4"]]
+    weights = [[1.0], [0.2, 0.2, 0.2, 0.2, 0.2], [1.0]]
+    """
+    with pytest.raises(LevelError) as error:
+        simulate(text)
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "skin", "bones", 1)
+    assert "expected at most 4 bones per vertex, got 5" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "message"),
+    [
+        (('head = "elbow"', 'head = "elbo"'), ("skeleton", 0, "bones", 1, "head"), "did you mean 'elbow'?"),
+        (("fore = 90", "foer = 90"), ("skeleton", 0, "clip", "keys", 1, "angles"), "did you mean 'fore'?"),
+        (('probes = ["elbow"]', 'probes = ["wrist"]'), ("skeleton", 0, "skin", "probes"), "got 'wrist'"),
+        (
+            (
+                '{ name = "upper", head = "shoulder", tail = "elbow" }',
+                '{ name = "upper", head = "shoulder", tail = "elbow", max_deg = 10 }',
+            ),
+            ("skeleton", 0, "bones", 0, "max_deg"),
+            "no angle limit on a root bone",
+        ),
+    ],
+)
+def test_names_that_do_not_resolve_are_reported_where_they_are(
+    change: tuple[str, str], path: tuple[object, ...], message: str
+) -> None:
+    with pytest.raises(LevelError) as error:
+        simulate(ARM.replace(*change))
+    (problem,) = error.value.problems
+    assert problem.path == path
+    assert message in problem.message
+
+
+def test_the_shipped_characters_load_and_their_skins_cover_their_textures() -> None:
+    for name in ("ragdoll", "elbow"):
+        sim = Simulation.load(LEVELS_DIR / f"{name}.toml")
+        sim.step(30)
+        for _, skinned in (
+            character(sim, body.name) for _, body in sim.bodies() if isinstance(body, Skinned)
+        ):
+            assert len(skinned.mesh.triangles) > 100
+            assert np.isfinite(skinned.mesh.positions).all()
+            np.testing.assert_allclose(skinned.mesh.weights.sum(axis=1), 1.0, atol=1e-9)
+
+
+def test_two_runs_of_the_ragdoll_are_bit_identical() -> None:
+    hashes = []
+    for _ in range(2):
+        sim = Simulation.load(RAGDOLL)
+        sim.step(120)
+        hashes.append(sim.state_hash())
+    assert hashes[0] == hashes[1]
+
+
+def test_a_ragdoll_is_a_body_with_its_joints_in_state_files() -> None:
+    sim = Simulation.load(RAGDOLL)
+    state = sim.state()
+    assert state["bodies"]["doll"]["kind"] == "skeleton"
+    assert len(state["bodies"]["doll"]["positions"]) == 15
+    assert sim.metrics()["counts"]["bodies"] == 4  # the doll, the ramp, the crates and the pegs
