@@ -35,8 +35,9 @@ IntArray = npt.NDArray[np.int64]
 OPAQUE = 0.1
 """Alpha above which a texture pixel is part of the skin (for cutting the grid and for visibility)."""
 
-LIMIT_SWEEPS = 8
-"""Most passes over a ragdoll's joints per iteration (a calm one needs one, a whirled one three or four)."""
+LIMIT_SWEEPS = 32
+"""Most passes over a ragdoll's joints per iteration: a calm one needs one; a whirled one, whose torso
+limits and limb limits pull on the same joints, a dozen or more (8 left it 0.09 rad out)."""
 
 LIMIT_SETTLED = 1e-4
 """rad: a sweep that found no joint further out than this ends them."""
@@ -250,11 +251,13 @@ def _skin(
 ) -> SkinnedMesh:
     """The ``SkinnedMesh``: the grid or explicit mesh, with given or automatic weights.
 
-    A grid's automatic weights drop what falls below ``LEAST_WEIGHT`` (so a
-    vertex well inside a limb follows its bone alone), and the grid loses
-    every triangle joining vertices that mainly follow bones with no joint
-    in common: a hand drawn next to a thigh, or an arm next to the torso,
-    would otherwise be sewn to it by the cells that bridge the gap.
+    Automatic weights keep, for each vertex, only its main bone and bones
+    that meet it at a joint, and nothing below ``LEAST_WEIGHT`` (so a
+    vertex well inside a limb follows its bone alone): a hand drawn next to
+    a thigh follows the forearm, not the leg. A grid also loses every
+    triangle joining vertices whose main bones do not meet: the cells that
+    bridge the gap between a hand and a thigh, or an arm and the torso,
+    would otherwise sew them together.
     """
     if mesh.vertices is None:
         vertices, triangles, uvs = grid_mesh(mesh)
@@ -272,21 +275,27 @@ def _skin(
         if mesh.alpha is not None and mesh.vertices is None:
             hidden = hidden_bones(vertices, segments, mesh.alpha, mesh.rect)
         indices, weights = automatic_weights(vertices, segments, smoothing=mesh.smoothing, hidden=hidden)
-        weights = np.where(weights < LEAST_WEIGHT, 0.0, weights)
+        touch = _touching(heads, tails)
+        main = indices[np.arange(len(indices)), np.argmax(weights, axis=1)]
+        strangers = ~touch[main[:, None], indices]  # bones that do not meet the main one at a joint
+        weights = np.where((weights < LEAST_WEIGHT) | strangers, 0.0, weights)
         weights /= weights.sum(axis=1, keepdims=True)
         if mesh.vertices is None:
-            main = indices[np.arange(len(indices)), np.argmax(weights, axis=1)]
-            triangles = triangles[_joined(main[triangles], heads, tails)]
+            triangles = triangles[_joined(main[triangles], touch)]
             vertices, triangles, uvs, indices, weights = _compact(vertices, triangles, uvs, indices, weights)
     return make_skinned_mesh(
         vertices, triangles, uvs, indices, weights, len(segments), normalise=mesh.normalise
     )
 
 
-def _joined(bones: IntArray, heads: IntArray, tails: IntArray) -> npt.NDArray[np.bool_]:
-    """``(t,)``: whether every two of a triangle's three bones ``(t, 3)`` are one bone or share a joint."""
+def _touching(heads: IntArray, tails: IntArray) -> npt.NDArray[np.bool_]:
+    """``(b, b)``: whether two bones are one or share a joint."""
     ends = np.stack([heads, tails], axis=1)
-    touch = (ends[:, None, :, None] == ends[None, :, None, :]).any(axis=(2, 3))  # (b, b)
+    return (ends[:, None, :, None] == ends[None, :, None, :]).any(axis=(2, 3))
+
+
+def _joined(bones: IntArray, touch: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """``(t,)``: whether every two of a triangle's three main bones ``(t, 3)`` touch."""
     return touch[bones[:, 0], bones[:, 1]] & touch[bones[:, 1], bones[:, 2]] & touch[bones[:, 0], bones[:, 2]]
 
 

@@ -100,10 +100,10 @@ def test_the_ragdoll_keeps_its_joints_in_range_and_its_skin_on_through_a_rough_t
     hand = sim.positions("doll")[7]  # hand_l, as listed in the level
     session.queue({"type": "mouse_press", "x": hand[0], "y": hand[1], "button": "left"})
     worst = 0.0
-    # whirl the hand round a circle of 200 px at about 2 turns a second, then let go
+    # whirl the hand round a circle of 150 px at 1.4 turns a second (1350 px/s), then let go
     for frame in range(60):
-        angle = frame * 0.2
-        x, y = 640 + 200 * math.cos(angle), 400 + 200 * math.sin(angle)
+        angle = frame * 0.15
+        x, y = hand[0] - 150 + 150 * math.cos(angle), hand[1] + 150 * math.sin(angle)
         session.queue({"type": "mouse_drag", "x": x, "y": y, "dx": 0.0, "dy": 0.0, "buttons": ["left"]})
         session.advance()
         worst = max(worst, limit_violation(sim, doll))
@@ -112,22 +112,28 @@ def test_the_ragdoll_keeps_its_joints_in_range_and_its_skin_on_through_a_rough_t
         session.advance()
         worst = max(worst, limit_violation(sim, doll))
     # the limits come last in every iteration, swept until every joint holds to 1e-4 rad, so the
-    # worst left is the substep's end (walls): 0.004 rad measured; 0.01 rad is half a degree
-    assert worst < 0.01, worst
+    # worst left is from the walls at the substep's end, where the hand hits the ceiling and a side
+    # wall: 0.014 rad measured; 0.03 rad is under 2 degrees
+    assert worst < 0.03, worst
     assert np.isfinite(sim.positions("doll")).all()
-    # the skin stays on: no vertex ends much farther from its bones than the skin reaches in the
-    # bind pose (its thickest part, the head, 39 px from its bone; a blended vertex on the inside of a
-    # bent joint can end a few px further), and none strays more than 30 px from where it sat
-    # relative to them (a vertex near a joint bent 140° moves that much, as blending does)
+    # the skin stays on: no vertex ends farther from its bones than it was in the bind pose, but for
+    # what blending two bones at a bent joint costs (4.3 px measured; 6 px is under half a limb's
+    # thickness). Nearer is fine: a bent neck brings the hair close to the spine.
     mesh, skeleton = skinned.mesh, skinned.skeleton
     now = distance_to_bones(mesh.positions, skeleton.pose, skeleton.length, mesh)
     bind = distance_to_bones(mesh.bind_positions, skeleton.bind, skeleton.length, mesh)
-    assert now.max() <= bind.max() + 5.0, (now.max(), bind.max())  # 40.3 and 38.8 measured
-    assert (now - bind).max() < 30.0  # 25.7 measured
+    assert (now - bind).max() < 6.0, (now - bind).max()
     lengths = np.linalg.norm(
         sim.stores.particles.pos[doll.tails] - sim.stores.particles.pos[doll.heads], axis=1
     )
     np.testing.assert_allclose(lengths, skeleton.length, rtol=0.02)  # bones are stiff links
+    # and, let go, it settles: the limits and braces do not fight each other (a torso turned inside
+    # out once kept the doll crawling by itself, 4 px a frame); still settling, its joints moved
+    # at most 1.7 px in that last second (measured)
+    session.run(120)
+    before = sim.positions("doll")
+    session.run(60)
+    assert np.linalg.norm(sim.positions("doll") - before, axis=1).max() < 5.0
 
 
 def test_at_rest_in_the_bind_pose_the_skin_is_the_mesh_as_made() -> None:
