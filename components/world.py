@@ -66,6 +66,8 @@ class WorldSettings:
     min_spacing: float = math.inf
     circles: bool = False
     """Whether the level can hold circles (it has ball sets or the pour tool)."""
+    ragdolls: bool = False
+    """Whether the level has ragdolls: their joints collide like circles, and need their substeps."""
     restitution: float = 0.6
     """Share of its normal speed a circle keeps off a wall (a drop rises to restitution² of its height)."""
     friction: float = 0.0
@@ -87,14 +89,14 @@ class WorldSettings:
     def resolved_substeps(self) -> int:
         """Substeps per frame: the set value, or automatic from the finest particle spacing.
 
-        Automatic: 6 when the level has circles; otherwise one substep at
+        Automatic: 6 when the level has circles or ragdolls; otherwise one substep at
         spacings of 12 px and above, else ``ceil(12 / spacing)`` up to 6: a
         fine sheet falls further than its spacing in one 1/60 s step and its
         relaxation would lag behind.
         """
         if self.substeps > 0:
             return self.substeps
-        if self.circles:
+        if self.circles or self.ragdolls:
             return CIRCLE_SUBSTEPS
         if self.min_spacing >= AUTO_SUBSTEP_SPACING:
             return 1

@@ -271,3 +271,60 @@ def test_a_ragdoll_is_a_body_with_its_joints_in_state_files() -> None:
     assert state["bodies"]["doll"]["kind"] == "skeleton"
     assert len(state["bodies"]["doll"]["positions"]) == 15
     assert sim.metrics()["counts"]["bodies"] == 4  # the doll, the ramp, the crates and the pegs
+
+
+STICK = """
+[[skeleton]]
+name = "stick"
+position = [{x}, {y}]
+joint_radius = 6
+joints = [{{ name = "a", at = [0, 0] }}, {{ name = "b", at = [40, 0] }}, {{ name = "c", at = [80, 0] }}]
+bones = [
+  {{ name = "left", head = "a", tail = "b" }},
+  {{ name = "right", head = "b", tail = "c", min_deg = -30, max_deg = 30 }},
+]
+[skeleton.skin]
+grid = [8, 2]
+"""
+
+
+@pytest.mark.parametrize(
+    ("world", "below"),
+    [
+        (
+            """[[cloth]]
+            name = "net"
+            origin = [500, 400]
+            cols = 25
+            rows = 2
+            spacing = 12
+            thickness = 4
+            pins = { layout = "list", points = [[0, 0], [24, 0]] }
+            tearable = false""",
+            "net",
+        ),
+        (
+            '[[boxes]]\nname = "crate"\nlayout = "list"\npositions = [[640, 30]]\nsize = [200, 60]\n'
+            "fixed = true",
+            "crate",
+        ),
+        # under the joints: only joints collide (Jakobsen's particles), a bone passes between pegs
+        (
+            '[[balls]]\nname = "pegs"\npositions = [[600, 200], [640, 200], [680, 200]]\nradius = [10, 10]\n'
+            "fixed = true",
+            "pegs",
+        ),
+    ],
+)
+def test_a_ragdoll_lands_on_cloth_boxes_and_balls_rather_than_through_them(world: str, below: str) -> None:
+    sim = simulate("[world]\ngravity = [0, -900]\niterations = 10\n" + world + STICK.format(x=600, y=500))
+    sim.step(180)
+    stick = sim.positions("stick")
+    floor_rest = 6.0  # a joint lying on the floor
+    assert stick[:, 1].min() > floor_rest + 20.0, stick  # held up, not on the floor
+    if below == "net":
+        assert stick[:, 1].min() > sim.positions("net")[:, 1].min()  # resting in it, not through it
+    elif below == "crate":
+        assert stick[:, 1].min() > 60.0 + 6.0 - 0.5  # on the crate's top face, by its joints' radius
+    else:
+        assert stick[:, 1].max() > 200.0  # hanging over the pegs

@@ -30,6 +30,7 @@ from game.level.fields import rgba
 from game.offscreen import Offscreen
 from game.session import Session
 from game.simulation import Simulation
+from levels import LEVELS_DIR
 from systems.draw.skins import BONE_COLORS, RIGID_DOT, SKINNED_COLOR, SKINNED_DOT, X_AXIS_COLOR, Y_AXIS_COLOR
 from systems.kernels.skinning import rigid_positions
 from systems.schedule import Step
@@ -400,3 +401,28 @@ def test_any_number_of_characters_takes_one_draw_call_each_and_their_debug_marks
             monkeypatch.undo()
             counts.append((arms, debug, len(calls)))
     assert counts == [(1, False, 1), (1, True, 2), (3, False, 3), (3, True, 4)]
+
+
+def test_the_ragdoll_wears_its_textured_skin_whole_across_every_bent_joint(sessions: Opened) -> None:
+    session, pictures = open_level(sessions, LEVELS_DIR / "ragdoll.toml")
+    session.run(75)  # sliding down the ramp, elbows and knees bent
+    (doll,) = characters(session)
+    joints = joint_positions(doll)
+    picture = Picture(pictures.capture(), pictures)
+    background = rgba("#1d2230")[:3]
+    # along every limb, through its middle joint: hip-knee-foot and shoulder-elbow-hand (by the level's
+    # joint order), stopping 14 px short of the hands and feet (dark shoes read as background)
+    for upper, middle, end in ((9, 11, 13), (10, 12, 14), (3, 5, 7), (4, 6, 8)):
+        tip = joints[end] + 14.0 * (joints[middle] - joints[end]) / np.linalg.norm(
+            joints[middle] - joints[end]
+        )
+        limb = along(np.array([joints[upper], joints[middle], tip]))
+        colors = picture.at(limb)
+        assert not near(colors, background, 12.0).any(), (
+            f"the skin is cracked along limb {upper}-{middle}-{end}"
+        )
+    # the texture shows: the dress's blue and the stockings' red are both there, at their bones
+    spine = along(np.array([joints[0], joints[1]]))
+    assert (picture.at(spine)[:, 2] > picture.at(spine)[:, 0] + 40).mean() > 0.3  # blue dress on the spine
+    shin = along(np.array([joints[11], joints[13]]))
+    assert (picture.at(shin)[:, 0] > picture.at(shin)[:, 2] + 60).mean() > 0.3  # red stripes on the shin

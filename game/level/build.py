@@ -75,6 +75,7 @@ def world_settings(model: Level) -> WorldSettings:
         ),
         min_spacing=min((cloth.spacing for cloth in model.cloth), default=math.inf),
         circles=has_circles(model),
+        ragdolls=any(table.drive == "ragdoll" for table in model.skeleton),
         restitution=table.restitution,
         friction=table.friction,
         max_circles=table.max_circles,

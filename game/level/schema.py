@@ -152,8 +152,8 @@ class WorldTable(Table):
     )
     substeps: Substeps = Field(
         "auto",
-        description='Steps per 1/60 s frame (1 to 16), or "auto": 1 at particle '
-        "spacings of 12 px and more, else ceil(12 / spacing) up to 6.",
+        description='Steps per 1/60 s frame (1 to 16), or "auto": 6 in a level with circles or ragdolls, '
+        "else 1 at particle spacings of 12 px and more, else ceil(12 / spacing) up to 6.",
     )
     bounds: Annotated[list[float], Field(min_length=4, max_length=4)] = Field(
         [0.0, 0.0, 1280.0, 720.0],
