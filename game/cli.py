@@ -15,6 +15,7 @@ from typing import Any
 
 from game.events import ScriptError, load_script
 from game.level import LevelError, load_level
+from game.level.plugins import unchecked
 from game.simulation import Simulation
 from levels import DEFAULT_LEVEL
 
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m game`` and the ``weft`` script; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command is None:  # bare `python -m game`: play the default level
+    if args.command is None:  # bare `python -m game`: the level picker
         args = parser.parse_args(["play"])
     command = args.command
     try:
@@ -39,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
             return _bench(args)
         if command == "schema":
             return _schema(args)
+        if command == "systems":
+            return _systems()
     except (LevelError, ScriptError) as error:
         print(error, file=sys.stderr)
         return USER_ERROR
@@ -54,10 +57,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = commands.add_parser("play", help="open the window on a level (the default command)")
-    play.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL), help="level file (default: the cloth)")
+    play.add_argument("level", nargs="?", help="level file (default: the level picker)")
     play.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a level key")
     play.add_argument("--record", metavar="FILE", help="write every input event to FILE (JSON) on exit")
     play.add_argument("--replay", metavar="FILE", help="play an input script back in the window")
+    _allow_import_option(play)
 
     run = commands.add_parser("run", help="simulate a level headless and report")
     run.add_argument("level", help="level file")
@@ -69,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--screenshot", metavar="OUT", help="write a PNG of the last frame here")
     run.add_argument("--filmstrip", metavar="OUT", help="write a PNG of every K-th frame here")
     run.add_argument("--every", type=_positive_int, default=10, metavar="K", help="filmstrip spacing (10)")
+    _allow_import_option(run)
 
     validate = commands.add_parser("validate", help="check level files; exit 1 listing every problem")
     validate.add_argument("levels", nargs="+", metavar="LEVEL")
@@ -80,7 +85,20 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="regenerate levels/level.schema.json and docs/levels.md")
     schema.add_argument("--check", action="store_true", help="only report whether they are up to date")
+
+    commands.add_parser("systems", help="list the built-in and custom systems, with stages and parameters")
     return parser
+
+
+def _allow_import_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--allow-import",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help='let the level\'s "module:attr" systems import modules matching PATTERN (fnmatch: my_plugin, '
+        "my_plugin.*); repeatable; a level file can never allow this itself",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -94,19 +112,26 @@ def _positive_int(text: str) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    level = load_level(args.level, args.set)
+    if args.level is None and (args.set or args.replay):
+        print(
+            "--set and --replay need a LEVEL: without one the window opens on the level picker",
+            file=sys.stderr,
+        )
+        return USER_ERROR
+    level = load_level(args.level, args.set, args.allow_import) if args.level else None  # None: the picker
     script = load_script(args.replay) if args.replay else []
     if not _has_display():
         print(
             "play needs a display to open its window, and there is none here "
             "(no DISPLAY, or ARCADE_HEADLESS is set); "
-            f"`python -m game run {args.level} --frames 600 --screenshot out.png` works headless",
+            f"`python -m game run {args.level or DEFAULT_LEVEL} --frames 600 --screenshot out.png` "
+            "works headless",
             file=sys.stderr,
         )
         return USER_ERROR
     from game.window import play  # arcade only when a window is wanted
 
-    play(level, record=args.record, script=script)
+    play(level, record=args.record, script=script, overrides=args.set)
     return 0
 
 
@@ -120,9 +145,10 @@ def _has_display() -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from game.progress import Progress
     from game.session import Session
 
-    sim = Simulation(load_level(args.level, args.set))
+    sim = Simulation(load_level(args.level, args.set, args.allow_import))
     script = load_script(args.input) if args.input else []
     session = Session(sim)
     session.follow(script)
@@ -131,18 +157,22 @@ def _run(args: argparse.Namespace) -> int:
         from game.offscreen import Offscreen  # an offscreen GL context only when a picture is asked for
 
         pictures = Offscreen(session)
-    if pictures and args.filmstrip:
-        frames_left = args.frames
-        strip = []
-        while frames_left > 0:
-            chunk = min(args.every, frames_left)
-            session.run(chunk)
-            frames_left -= chunk
-            if chunk == args.every:
-                strip.append((f"frame {sim.frame}", pictures.capture()))
-        pictures.save_filmstrip(args.filmstrip, strip)
-    else:
-        session.run(args.frames)
+    progress = Progress(args.frames, label=Path(args.level).name)  # draws only on a terminal (stderr)
+    with progress:
+        if pictures and args.filmstrip:
+            frames_left = args.frames
+            strip = []
+            while frames_left > 0:
+                chunk = min(args.every, frames_left)
+                for _ in progress.track(chunk):
+                    session.advance()
+                frames_left -= chunk
+                if chunk == args.every:
+                    strip.append((f"frame {sim.frame}", pictures.capture()))
+            pictures.save_filmstrip(args.filmstrip, strip)
+        else:
+            for _ in progress.track(args.frames):
+                session.advance()
     if pictures and args.screenshot:
         pictures.capture().save(args.screenshot)
     metrics = sim.metrics()
@@ -185,12 +215,14 @@ def _validate(args: argparse.Namespace) -> int:
     failed = False
     for path in args.levels:
         try:
-            load_level(path)
+            level = load_level(path)
         except LevelError as error:
             failed = True
             print(error, file=sys.stderr)
         else:
             print(f"{path}: ok")
+            for line in unchecked(level):  # names validate may not import to check
+                print(line)
     return USER_ERROR if failed else 0
 
 
@@ -198,6 +230,16 @@ def _bench(args: argparse.Namespace) -> int:
     from bench.run import run_scenes  # pymunk lives in bench/, never in the engine
 
     return run_scenes(args.scenes, frames=args.frames, as_json=args.json)
+
+
+def _systems() -> int:
+    from game.system_list import system_listing
+
+    listing = system_listing()
+    print(listing.text)
+    for failure in listing.failures:
+        print(failure, file=sys.stderr)
+    return USER_ERROR if listing.failures else 0
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import arcade
 
 from game.session import KEYS, Session
@@ -16,6 +18,15 @@ HELP_WIDTH = 760
 
 FPS_SMOOTHING = 0.1
 """Weight of the newest frame in the FPS and physics-time averages shown."""
+
+HINT = "H help · P panel · Space pause · R reset · N/B next/previous level · F12 screenshot · Esc levels"
+"""The bottom line: the keys a newcomer needs first."""
+
+NOTICE_SECONDS = 4.0
+"""How long a notice ("saved cloth-000240.png", "reloaded") stays in the status line."""
+
+PROBLEM_LINES = 12
+"""Most problem lines of a broken save shown at once (the rest are counted)."""
 
 
 class Hud:
@@ -34,8 +45,16 @@ class Hud:
         self.stats = arcade.Text("", 12, height - 42, TEXT, 11)
         self.status = arcade.Text("", 12, height - 60, MUTED, 11)
         self.problem = arcade.Text("", 12, 34, WARNING, 11, width=width - 24, multiline=True)
-        self.hint = arcade.Text("H help · P panel · Space pause · R reset", 12, 12, MUTED, 10)
+        self.hint = arcade.Text(HINT, 12, 12, MUTED, 10)
         self.help = arcade.Text("", 0, 0, TEXT, 12, multiline=True, width=HELP_WIDTH - 40)
+        self.problems = arcade.Text("", 24, 0, WARNING, 11, multiline=True, width=width - 48)
+        self.notice = ""
+        self._notice_until = 0.0
+
+    def notify(self, text: str) -> None:
+        """Show ``text`` in the status line for a few seconds."""
+        self.notice = text
+        self._notice_until = time.monotonic() + NOTICE_SECONDS
 
     def count_frame(self, seconds: float) -> None:
         """Fold one drawn frame's duration into the FPS average."""
@@ -66,12 +85,26 @@ class Hud:
             flags.append("PAUSED (S steps)")
         if session.debug:
             flags.append("debug view")
+        if self.notice and time.monotonic() < self._notice_until:
+            flags.append(self.notice)
         self.status.text = " · ".join(flags)
         self.problem.text = session.message
         for text in (self.title, self.stats, self.status, self.hint, self.problem):
             text.draw()
         if session.show_help:
             self._draw_help(session)
+
+    def draw_problems(self, title: str, lines: list[str]) -> None:
+        """A box above the hint line listing why the level file cannot be used (hot reload)."""
+        shown = lines[:PROBLEM_LINES]
+        if len(lines) > len(shown):
+            shown.append(f"... and {len(lines) - len(shown)} more")
+        self.problems.text = "\n".join([title, *shown])
+        self.problems.anchor_y = "bottom"
+        self.problems.y = 44
+        height = self.problems.content_height
+        arcade.draw_lrbt_rectangle_filled(12, self.width - 12, 32, 56 + height, SHADE)
+        self.problems.draw()
 
     def _draw_help(self, session: Session) -> None:
         lines = ["Keys"] + [f"  {key:<8} {what}" for key, what in KEYS.items()]

@@ -58,13 +58,14 @@ class Offscreen:
         pictures.capture().save("cloth.png")
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, size: tuple[int, int] | None = None) -> None:
+        """``size``: px of the pictures (the level's bounds are fitted in); default the bounds' size."""
         prefer_headless()
         from game.render import WorldRenderer  # imports arcade: after the headless choice
 
         self.session = session
         left, bottom, right, top = session.sim.settings.bounds
-        self.size = (max(1, round(right - left)), max(1, round(top - bottom)))
+        self.size = size or (max(1, round(right - left)), max(1, round(top - bottom)))
         self.window = shared_window(self.size)
         self.ctx = self.window.ctx
         self.renderer = WorldRenderer(self.ctx)

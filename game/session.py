@@ -25,7 +25,9 @@ KEYS = {
     "P": "tuning panel",
     "LEFT RIGHT": "tilt gravity (levels with the tilt tool)",
     "ENTER": "poke every creature on the head",
-    "ESCAPE": "quit",
+    "N B": "next / previous level (also Page Down / Page Up)",
+    "F12": "screenshot: a PNG next to the level file",
+    "ESCAPE": "back to the level list (there: quit)",
 }
 """Every key the session or the window answers, with what it does (the help overlay lists these)."""
 

@@ -25,9 +25,9 @@ from game.level.build import (
 )
 from game.level.fields import rgba
 from game.level.load import LoadedLevel, load_level, parse_key
+from game.level.plugins import level_schedule
 from systems import world
 from systems.boxes import wake_all
-from systems.builtin import default_schedule
 from systems.cloth import layout_pins
 from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
 from systems.schedule import Schedule
@@ -68,19 +68,28 @@ class Simulation:
         self._build()
 
     @classmethod
-    def load(cls, path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> Simulation:
+    def load(
+        cls,
+        path: str | Path,
+        overrides: list[str] | tuple[str, ...] = (),
+        allow_import: list[str] | tuple[str, ...] = (),
+    ) -> Simulation:
         """Read a level file (with ``--set`` style ``KEY=VALUE`` overrides) and build its world.
 
-        Raises ``game.level.LevelError`` listing every problem of the file.
+        ``allow_import``: module patterns its ``module:attr`` systems may be imported from (as
+        ``--allow-import``). Raises ``game.level.LevelError`` listing every problem of the file.
         """
-        return cls(load_level(path, overrides))
+        return cls(load_level(path, overrides, allow_import))
 
     def _build(self) -> None:
+        schedule = level_schedule(
+            self.level
+        )  # first: its LevelError (a [[system]] entry) leaves all as it was
         self.activate()
         esper.clear_database()
         self.cursor = build_world(self.level)
         """The entity holding the tools' ``Grab`` and ``CutStroke``."""
-        self.schedule: Schedule = default_schedule()
+        self.schedule: Schedule = schedule
         self._metrics: MetricsSystem = self.schedule.get("metrics")  # type: ignore[assignment]
         self._metrics.begin(self.stores)
         self.step_ms: list[float] = []
@@ -124,7 +133,10 @@ class Simulation:
         value, leaving the simulation as it was.
         """
         path = parse_key(key) if isinstance(key, str) else tuple(key)
-        self.level = self.level.with_value(path, value)
+        level = self.level.with_value(path, value)
+        if path[0] == "system":
+            level_schedule(level)  # a refused import or bad params raise here, before anything changes
+        self.level = level
         self.activate()
         if path[0] in _UNSEEN_TABLES:
             self.settings.circles = has_circles(self.level.model)  # the pour tool may have come or gone

@@ -1,8 +1,15 @@
-"""The Arcade window: physics at a fixed 60 Hz, drawing, input turned into session events."""
+"""The Arcade window: the level picker, and a level played at a fixed 60 Hz with its input as events.
+
+``Game`` decides what the window shows: the picker (``game.picker``) or a
+``PlayView``. Keys that belong to the window rather than to the level (next
+and previous level, screenshot, Escape) are handled here and never become
+session events, so recordings hold only what happened inside the level.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +17,19 @@ import arcade
 from arcade.gui import UIAnchorLayout, UIManager
 
 from components import FRAME_DT
+from game.catalog import level_paths, neighbour
 from game.events import save_script
 from game.hud import Hud
+from game.level import LevelError, load_level
 from game.level.load import LoadedLevel
 from game.panel import Panel
+from game.reload import LevelWatcher
 from game.render import WorldRenderer
+from game.screenshot import save_screenshot
 from game.session import Session
 from game.simulation import Simulation
+from game.thumbnails import ThumbnailCache
+from levels import DEFAULT_LEVEL, LEVELS_DIR
 
 WINDOW_SIZE = (1280, 720)
 """px: the size of the built-in levels' bounds; other levels are fitted into it."""
@@ -49,6 +62,12 @@ def _key_names() -> dict[int, str]:
 
 KEY_NAMES = _key_names()
 
+LEVEL_STEP_KEYS = {arcade.key.N: 1, arcade.key.PAGEDOWN: 1, arcade.key.B: -1, arcade.key.PAGEUP: -1}
+"""Window keys that open the next (+1) or previous (-1) level, in the picker's order."""
+
+SCREENSHOT_KEY = arcade.key.F12
+"""Writes a PNG of the world as drawn (no HUD or panel) next to the level file."""
+
 
 def pressed_buttons(mask: int) -> list[str]:
     """Arcade's button bit mask as the script vocabulary's list of names."""
@@ -56,27 +75,104 @@ def pressed_buttons(mask: int) -> list[str]:
 
 
 class PlayView(arcade.View):
-    """Plays one session: steps it at 60 Hz, draws it, feeds it the player's input."""
+    """Plays one session: steps it at 60 Hz, draws it, feeds it the player's input.
 
-    def __init__(self, session: Session) -> None:
+    It also watches the level file (hot reload: a good save rebuilds the
+    level, keeping the tool, pause and view toggles; a bad one leaves the
+    running level alone and lists its problems on screen until a fixed save),
+    steps to the next or previous level, and takes screenshots. ``game`` is
+    where Escape goes back to the picker; without one, Escape closes the window.
+    """
+
+    def __init__(self, session: Session, game: Game | None = None, overrides: Sequence[str] = ()) -> None:
         super().__init__()
         self.session = session
+        self.game = game
+        self.directory = game.directory if game is not None else LEVELS_DIR
         self.renderer = WorldRenderer(self.window.ctx)
         self.hud = Hud(self.window.width, self.window.height)
         self.ui = UIManager()
         self.panel = Panel(session)
-        anchor = self.ui.add(UIAnchorLayout())
-        anchor.add(self.panel.widget, anchor_x="right", anchor_y="top", align_x=-10, align_y=-10)
+        self.watcher = LevelWatcher(session.sim.level.source, overrides, session.sim.level.allow_import)
+        self.screenshots: list[Path] = []
+        """PNGs written by the screenshot key, oldest first."""
+        self._screenshot_asked = False
+        self._mount_panel()
         self._lag = 0.0
         self._last_draw = time.perf_counter()
 
+    def _mount_panel(self) -> None:
+        self.ui.clear()
+        anchor = self.ui.add(UIAnchorLayout())
+        anchor.add(self.panel.widget, anchor_x="right", anchor_y="top", align_x=-10, align_y=-10)
+
     def on_show_view(self) -> None:
         self.ui.enable()
+        self.window.set_caption(f"Weft · {self.session.sim.name}")
 
     def on_hide_view(self) -> None:
         self.ui.disable()
 
+    def use(self, session: Session, watcher: LevelWatcher | None = None) -> None:
+        """Play ``session`` from now on (another level, or the same one reloaded); the old one is closed.
+
+        ``watcher`` watches its file; by default a new one, without ``--set`` overrides.
+        """
+        old = self.session
+        self.session = session
+        self.panel = Panel(session)
+        self._mount_panel()
+        self.watcher = watcher if watcher is not None else LevelWatcher(session.sim.level.source)
+        self.window.set_caption(f"Weft · {session.sim.name}")
+        self._lag = 0.0
+        if old is not session:
+            old.sim.close()
+
+    def step_level(self, step: int) -> Path | None:
+        """Open the level ``step`` places on in the picker's order, skipping broken ones; its path."""
+        paths = level_paths(self.directory)
+        path = self.session.sim.level.source
+        for _ in range(len(paths)):
+            path = neighbour(paths, path, step)
+            try:
+                level = load_level(path)
+            except LevelError:
+                continue  # the picker shows why; stepping just passes it by
+            self.use(Session(Simulation(level)))
+            return path
+        return None
+
+    def reload(self, level: LoadedLevel) -> None:
+        """Rebuild from a freshly saved ``level``, keeping the tool, pause and view toggles."""
+        old = self.session
+        try:
+            session = Session(Simulation(level))
+        except Exception as error:  # a valid file can still fail to build: keep playing the old level
+            self.watcher.problems = [f"{level.source.name}: the level could not be built: {error}"]
+            return
+        # carried over as events at tick 0, so a recording of the reloaded level replays the same
+        carried: list[dict[str, Any]] = []
+        if old.tool.name != session.tool.name and old.tool.name in session.tools:
+            carried.append({"type": "tool", "name": old.tool.name})
+        toggles = {"SPACE": "paused", "D": "debug", "H": "show_help", "P": "show_panel"}
+        for key, flag in toggles.items():
+            if getattr(old, flag) != getattr(session, flag):
+                carried.append({"type": "key_press", "key": key})
+        for event in carried:
+            session.apply(event)
+        # drawing caches image files by path: a new renderer reads a saved texture again
+        self.renderer = WorldRenderer(self.window.ctx)
+        self.use(session, self.watcher)
+        self.hud.notify(f"reloaded {level.source.name}")
+
+    def screenshot(self) -> None:
+        """Write a PNG of the next drawn frame next to the level file (see ``game.screenshot``)."""
+        self._screenshot_asked = True
+
     def on_update(self, delta_time: float) -> None:
+        fresh = self.watcher.poll()
+        if fresh is not None:
+            self.reload(fresh)
         self._lag = min(self._lag + delta_time, MAX_CATCH_UP_FRAMES * FRAME_DT)
         while self._lag >= FRAME_DT:
             self._lag -= FRAME_DT
@@ -89,9 +185,30 @@ class PlayView(arcade.View):
         self._last_draw = now
         self.clear()
         self.renderer.draw(self.session)
+        if self._screenshot_asked:
+            self._screenshot_asked = False
+            self._save_screenshot()
         self.hud.draw(self.session)
+        if self.watcher.problems:
+            name = self.watcher.source.name
+            title = f"{name} could not be reloaded; still playing its last good version. Fix it and save:"
+            self.hud.draw_problems(title, self.watcher.problems)
         if self.session.show_panel:  # the UI is composited full-window even when empty
             self.ui.draw()
+
+    def _save_screenshot(self) -> None:
+        """Read the world as just drawn (before the HUD and panel) and save it next to the level."""
+        width, height = self.window.get_framebuffer_size()
+        image = arcade.get_image(0, 0, width, height).convert("RGB")
+        sim = self.session.sim
+        try:
+            path = save_screenshot(image, sim.level.source, sim.frame)
+        except OSError as error:
+            self.hud.notify(f"screenshot not saved: {error}")
+            return
+        self.screenshots.append(path)
+        self.hud.notify(f"saved {path.name}")
+        print(f"screenshot: {path}")
 
     def _world(self, x: float, y: float) -> tuple[float, float]:
         wx, wy = self.renderer.to_world(x, y)
@@ -121,16 +238,73 @@ class PlayView(arcade.View):
             self.session.queue({"type": "mouse_release", "x": wx, "y": wy, "button": BUTTONS[button]})
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
+        if symbol == arcade.key.ESCAPE:
+            if self.game is not None:
+                self.game.pick(selected=self.session.sim.level.source)
+            else:
+                self.window.close()
+            return
+        if symbol in LEVEL_STEP_KEYS:
+            self.step_level(LEVEL_STEP_KEYS[symbol])
+            return
+        if symbol == SCREENSHOT_KEY:
+            self.screenshot()
+            return
         name = KEY_NAMES.get(symbol)
-        if name == "ESCAPE":
-            self.window.close()
-        elif name is not None:
+        if name is not None:
             self.session.queue({"type": "key_press", "key": name})
 
     def on_key_release(self, symbol: int, modifiers: int) -> None:
+        if symbol == arcade.key.ESCAPE or symbol in LEVEL_STEP_KEYS or symbol == SCREENSHOT_KEY:
+            return
         name = KEY_NAMES.get(symbol)
-        if name is not None and name != "ESCAPE":
+        if name is not None:
             self.session.queue({"type": "key_release", "key": name})
+
+
+class Game:
+    """What the window shows: the level picker, or one level played; Escape goes back to the picker.
+
+    Example::
+
+        game = Game(open_window(*WINDOW_SIZE, "Weft"))
+        game.pick()            # or game.play(load_level("levels/balls.toml"))
+        arcade.run()
+    """
+
+    def __init__(
+        self, window: arcade.Window, thumbnails: ThumbnailCache | None = None, directory: Path = LEVELS_DIR
+    ) -> None:
+        self.window = window
+        self.thumbnails = thumbnails if thumbnails is not None else ThumbnailCache()
+        self.directory = directory
+        """The folder the picker lists, and next/previous steps through."""
+        self.playing: PlayView | None = None
+        """The level view, kept while the picker shows (its session is what ``--record`` saves)."""
+
+    def play(
+        self, level: LoadedLevel, script: Sequence[dict[str, Any]] = (), overrides: Sequence[str] = ()
+    ) -> PlayView:
+        """Show ``level`` (following ``script``, if any); the previously played level is closed.
+
+        ``overrides`` are the ``--set`` strings ``level`` was loaded with: a reload applies them again.
+        """
+        session = Session(Simulation(level))
+        session.follow(list(script))
+        if self.playing is None:
+            self.playing = PlayView(session, self, overrides)
+        else:
+            self.playing.use(session, LevelWatcher(level.source, overrides, level.allow_import))
+        self.window.show_view(self.playing)
+        return self.playing
+
+    def pick(self, selected: Path | None = None) -> arcade.View:
+        """Show the level picker, ``selected`` (a level file) highlighted."""
+        from game.picker import PickerView  # the picker opens levels through this class
+
+        view = PickerView(self, selected)
+        self.window.show_view(view)
+        return view
 
 
 def open_window(width: int, height: int, title: str) -> arcade.Window:
@@ -146,19 +320,32 @@ def open_window(width: int, height: int, title: str) -> arcade.Window:
     return window
 
 
-def play(level: LoadedLevel, record: str | None = None, script: list[dict[str, Any]] = ()) -> None:
-    """Open the window on ``level`` and run until it is closed; then write the recording, if asked."""
-    session = Session(Simulation(level))
-    session.follow(list(script))
+def play(
+    level: LoadedLevel | None,
+    record: str | None = None,
+    script: Sequence[dict[str, Any]] = (),
+    overrides: Sequence[str] = (),
+) -> None:
+    """Open the window on ``level`` (None: on the level picker) and run until it is closed.
+
+    ``overrides`` are the ``--set`` strings ``level`` was loaded with, applied
+    again whenever its file is reloaded. On exit the last level played is
+    written to ``record``, if asked.
+    """
     # one window size for every level: the renderer fits the level's bounds inside it
-    window = open_window(*WINDOW_SIZE, f"Weft · {session.sim.name}")
-    window.show_view(PlayView(session))
+    window = open_window(*WINDOW_SIZE, "Weft")
+    game = Game(window)
+    if level is None:
+        game.pick(selected=DEFAULT_LEVEL)
+    else:
+        game.play(level, script, overrides)
     try:
         arcade.run()
     finally:
-        if record:
+        if record and game.playing is not None:
+            session = game.playing.session
             save_script(Path(record), session.log)
-            replay = f"run --frames {session.tick} --input {record}"
+            replay = f"run {session.sim.level.source} --frames {session.tick} --input {record}"
             print(
                 f"{record}: {len(session.log)} events recorded over {session.tick} frames; "
                 f"`{replay}` replays it to hash {session.sim.state_hash()[:12]}"

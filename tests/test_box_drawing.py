@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 import pytest
-from PIL import Image
+from support.pictures import LUMA, Picture, near
 from support.worlds import simulate
 
 from game.level.fields import rgba
@@ -33,42 +33,6 @@ FloatArray = npt.NDArray[np.float64]
 BACKGROUND = "#101010"
 SAND = (214, 162, 92)
 """``#d6a25c``, the colour of the boxes below."""
-
-CLOSE = 40.0
-"""RGB distance under which a pixel counts as a given colour (the bevel and gradient move it a little)."""
-
-LUMA = np.array([0.299, 0.587, 0.114])
-
-
-class Picture:
-    """A captured picture and how world points map onto it."""
-
-    def __init__(self, image: Image.Image, pictures: Offscreen) -> None:
-        self.pixels = np.asarray(image, dtype=np.float64)[..., :3]
-        self.renderer = pictures.renderer
-
-    def at(self, points: npt.ArrayLike) -> FloatArray:
-        """RGB ``(n, 3)`` at world points ``(n, 2)``: the pixel each falls in."""
-        window = self.renderer.to_window(points)
-        height, width = self.pixels.shape[:2]
-        cols = np.clip(np.floor(window[:, 0]).astype(int), 0, width - 1)
-        rows = np.clip(np.floor(height - window[:, 1]).astype(int), 0, height - 1)  # y up, rows down
-        return self.pixels[rows, cols]
-
-    def luminance_at(self, points: npt.ArrayLike) -> FloatArray:
-        return self.at(points) @ LUMA
-
-    def centres(self) -> FloatArray:
-        """World points ``(rows, cols, 2)`` at the centre of every pixel (the fit is a scale and a shift)."""
-        height, width = self.pixels.shape[:2]
-        origin, unit = self.renderer.to_window([[0.0, 0.0], [1.0, 1.0]])
-        cols, rows = np.meshgrid(np.arange(width) + 0.5, np.arange(height) + 0.5)
-        window = np.stack([cols, height - rows], axis=-1)
-        return (window - origin) / (unit - origin)
-
-
-def near(colors: FloatArray, target: npt.ArrayLike, within: float = CLOSE) -> npt.NDArray[np.bool_]:
-    return np.linalg.norm(colors - np.asarray(target, dtype=np.float64)[..., :3], axis=-1) < within
 
 
 def box_points(centre: npt.ArrayLike, angle: float, local: FloatArray) -> FloatArray:

@@ -21,7 +21,7 @@ import esper
 import numpy as np
 import numpy.typing as npt
 import pytest
-from PIL import Image
+from support.pictures import CLOSE, Picture, near
 
 from components import SoftBody
 from game.level.fields import rgba
@@ -35,53 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CREATURE = ROOT / "levels" / "creature.toml"
 CREATURES = ROOT / "levels" / "creatures.toml"
 
-CLOSE = 40.0
-"""RGB distance under which a pixel counts as a given colour (blending and anti-aliasing move it a little)."""
 
 DARK_CLOSE = 12.0
 """The same for telling the outline from the background: both are dark, 32 apart."""
 
 FloatArray = npt.NDArray[np.float64]
-
-
-class Picture:
-    """A captured picture and how world points map onto it."""
-
-    def __init__(self, image: Image.Image, pictures: Offscreen) -> None:
-        self.pixels = np.asarray(image, dtype=np.float64)[..., :3]
-        self.renderer = pictures.renderer
-
-    def at(self, points: npt.ArrayLike) -> FloatArray:
-        """RGB ``(n, 3)`` at world points ``(n, 2)``: the pixel each falls in."""
-        window = self.renderer.to_window(points)
-        height, width = self.pixels.shape[:2]
-        cols = np.clip(np.floor(window[:, 0]).astype(int), 0, width - 1)
-        rows = np.clip(np.floor(height - window[:, 1]).astype(int), 0, height - 1)  # y up, rows down
-        return self.pixels[rows, cols]
-
-    def inside(self, points: FloatArray) -> npt.NDArray[np.bool_]:
-        """Which world points ``(n, 2)`` fall inside the picture."""
-        window = self.renderer.to_window(points)
-        height, width = self.pixels.shape[:2]
-        return (window[:, 0] >= 0) & (window[:, 0] < width) & (window[:, 1] >= 0) & (window[:, 1] < height)
-
-    def luminance_at(self, points: FloatArray) -> FloatArray:
-        """Luminance ``(n,)`` at world points ``(n, 2)``, bilinear between pixel centres (subpixel edges)."""
-        luminance = self.pixels @ np.array([0.299, 0.587, 0.114])
-        height, width = luminance.shape
-        window = self.renderer.to_window(points)
-        x = window[:, 0] - 0.5
-        y = height - window[:, 1] - 0.5
-        x0 = np.clip(np.floor(x).astype(int), 0, width - 2)
-        y0 = np.clip(np.floor(y).astype(int), 0, height - 2)
-        fx, fy = x - x0, y - y0
-        top = luminance[y0, x0] * (1 - fx) + luminance[y0, x0 + 1] * fx
-        bottom = luminance[y0 + 1, x0] * (1 - fx) + luminance[y0 + 1, x0 + 1] * fx
-        return top * (1 - fy) + bottom * fy
-
-
-def near(colors: FloatArray, target: npt.ArrayLike, within: float = CLOSE) -> npt.NDArray[np.bool_]:
-    return np.linalg.norm(colors - np.asarray(target, dtype=np.float64)[..., :3], axis=-1) < within
 
 
 def ray(centre: FloatArray, angle: float, start: float, stop: float, step: float = 0.5) -> FloatArray:
@@ -181,7 +139,7 @@ def test_silhouette_is_a_smooth_curve_one_bead_outside_the_ring_without_corners_
     outer = np.empty(len(angles))
     for k, angle in enumerate(angles):
         points = ray(centre, angle, 0.6 * radius, 1.5 * radius, step)
-        light = picture.luminance_at(points)
+        light = picture.smooth_luminance_at(points)
         i = int(np.argmax(light < 100.0))
         fraction = (light[i - 1] - 100.0) / (light[i - 1] - light[i])
         edge[k] = 0.6 * radius + (i - 1 + fraction) * step

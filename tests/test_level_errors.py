@@ -42,8 +42,8 @@ def validate_lines(path: Path) -> list[str]:
         ("[world]\ngravity = [0, nan]\n", "world.gravity.1: expected a finite number, got nan (line 2)"),
         (
             "[[clth]]\ncols = 4\n",
-            "clth: expected one of level, world, cloth, balls, creature, boxes, skeleton, tools, panel, "
-            "view, got unknown key 'clth'; did you mean 'cloth'? (line 1)",
+            "clth: expected one of level, world, cloth, balls, creature, boxes, skeleton, system, tools, "
+            "panel, view, got unknown key 'clth'; did you mean 'cloth'? (line 1)",
         ),
         (
             '[[cloth]]\npins = { layout = "evry" }\n',

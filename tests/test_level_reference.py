@@ -22,7 +22,7 @@ def test_schema_file_is_the_models_schema() -> None:
 def test_every_key_of_every_table_is_documented() -> None:
     docs = DOCS_PATH.read_text()
     tables = [(), ("level",), ("world",), ("world", "wind"), ("cloth", 0), ("cloth", 0, "pins")]
-    tables += [("balls", 0), ("tools",), ("panel",), ("view",)]
+    tables += [("balls", 0), ("system", 0), ("tools",), ("panel",), ("view",)]
     for path in tables:
         model = model_at(path) if path else Level
         assert model is not None, path

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from PIL import Image
+from support.pictures import LUMA, Picture, near
 from support.worlds import simulate
 
 from components.skinned import Skinned
@@ -41,13 +42,9 @@ FloatArray = npt.NDArray[np.float64]
 SAND = (214, 162, 92)
 """``#d6a25c``, the fill of the arms below."""
 
-CLOSE = 40.0
-"""RGB distance under which a pixel counts as a given colour."""
 
 BENT = 60
 """Frame at which the elbow clip is bent furthest: the upper arm up 20 degrees, the forearm 90 more."""
-
-LUMA = np.array([0.299, 0.587, 0.114])
 
 
 def elbow(
@@ -89,26 +86,6 @@ keys = [
 def level(*skeletons: str) -> str:
     """A level of ``skeletons`` (their ``[[skeleton]]`` tables) on the default background."""
     return '[level]\nname = "Elbow test"\n' + "".join(skeletons)
-
-
-class Picture:
-    """A captured picture and how world points map onto it."""
-
-    def __init__(self, image: Image.Image, pictures: Offscreen) -> None:
-        self.pixels = np.asarray(image, dtype=np.float64)[..., :3]
-        self.renderer = pictures.renderer
-
-    def at(self, points: npt.ArrayLike) -> FloatArray:
-        """RGB ``(n, 3)`` at world points ``(n, 2)``: the pixel each falls in."""
-        window = self.renderer.to_window(points)
-        height, width = self.pixels.shape[:2]
-        cols = np.clip(np.floor(window[:, 0]).astype(int), 0, width - 1)
-        rows = np.clip(np.floor(height - window[:, 1]).astype(int), 0, height - 1)  # y up, rows down
-        return self.pixels[rows, cols]
-
-
-def near(colors: FloatArray, target: npt.ArrayLike, within: float = CLOSE) -> npt.NDArray[np.bool_]:
-    return np.linalg.norm(colors - np.asarray(target, dtype=np.float64)[..., :3], axis=-1) < within
 
 
 def along(polyline: FloatArray, step: float = 0.5) -> FloatArray:

@@ -298,7 +298,7 @@ def skeleton_problems(level: LoadedLevel) -> list[Problem]:
 def _joint_box(table: SkeletonTable) -> list[float]:
     """The joints' bounding box grown by the skin's margin, relative to the skeleton's position."""
     at = np.array([joint.at for joint in table.joints], dtype=np.float64)
-    margin = table.skin.margin
+    margin = max(table.skin.margin, 1.0)  # joints in a line still make a rectangle with an inside
     low, high = at.min(axis=0) - margin, at.max(axis=0) + margin
     return [float(low[0]), float(low[1]), float(high[0]), float(high[1])]
 

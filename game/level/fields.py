@@ -57,7 +57,11 @@ def check_substeps(value: object) -> object:
     raise ValueError(f'expected an integer from 1 to 16 or "auto", got {describe(value)}')
 
 
-Vec2 = Annotated[list[float], Field(min_length=2, max_length=2)]
+Coordinate = Annotated[float, Field(ge=-1e6, le=1e6)]
+"""A position or length in px: a million px either way is far beyond any window, and keeps sums finite."""
+Vec2 = Annotated[list[Coordinate], Field(min_length=2, max_length=2)]
+Rectangle = Annotated[list[Coordinate], Field(min_length=4, max_length=4)]
+"""[left, bottom, right, top], px."""
 Channel = Annotated[int, Field(ge=0, le=255)]
 Color = Annotated[
     Annotated[str, Field(pattern=HEX_COLOR.pattern)]

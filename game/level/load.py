@@ -11,8 +11,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from game.level.plugins import system_problems
 from game.level.problems import KeyPath, LevelError, Problem, file_label, problems_from_validation
 from game.level.schema import Level
+from game.level.tiled import TILED_SUFFIXES, read_tiled
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
@@ -26,6 +28,8 @@ class LoadedLevel:
     model: Level
     overridden: dict[KeyPath, str] = field(default_factory=dict)
     """Keys changed after reading the file, with where the change came from (for error messages)."""
+    allow_import: tuple[str, ...] = ()
+    """Modules ``module:attr`` systems may be imported from (``--allow-import``; never from the file)."""
 
     @property
     def directory(self) -> Path:
@@ -39,7 +43,9 @@ class LoadedLevel:
         problem = set_key(raw, path, value, label, RUNTIME)
         if problem:
             raise LevelError([problem])
-        return validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
+        changed = validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
+        changed.allow_import = self.allow_import
+        return changed
 
 
 def parse_key(text: str) -> KeyPath:
@@ -121,7 +127,7 @@ def validate(
         model = Level.model_validate(raw)
     except ValidationError as error:
         raise LevelError(problems_from_validation(error, label, text, overridden or {})) from None
-    problems = _missing_files(model, source.parent, label)
+    problems = _missing_files(model, source.parent, label) + system_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
@@ -133,12 +139,21 @@ def validate(
     return level
 
 
-def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> LoadedLevel:
-    """Read, override (``KEY=VALUE`` strings as for ``--set``) and validate a level file."""
+def load_level(
+    path: str | Path,
+    overrides: list[str] | tuple[str, ...] = (),
+    allow_import: list[str] | tuple[str, ...] = (),
+) -> LoadedLevel:
+    """Read, override (``KEY=VALUE`` strings as for ``--set``) and validate a level file.
+
+    ``allow_import``: fnmatch patterns of the modules the level's ``module:attr`` systems may be
+    imported from when a simulation is built (nothing is imported here).
+    """
     source = Path(path)
-    raw, text = read_toml(source)
+    tiled = read_tiled(source) if source.suffix.lower() in TILED_SUFFIXES else None  # a Tiled map
+    raw, text = (tiled.raw, None) if tiled else read_toml(source)
     label = file_label(source)
-    problems = []
+    problems = list(tiled.problems) if tiled else []
     overridden: dict[KeyPath, str] = {}
     for override in overrides:
         try:
@@ -153,8 +168,9 @@ def load_level(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) ->
             overridden[key] = COMMAND_LINE
     try:
         level = validate(raw, source, text, overridden)
+        level.allow_import = tuple(allow_import)
     except LevelError as error:
-        problems.extend(error.problems)
+        problems.extend(tiled.locate(error.problems) if tiled else error.problems)
     if problems:
         raise LevelError(problems)
     return level

@@ -85,25 +85,35 @@ def describe(value: Any) -> str:
 
 
 def problems_from_validation(
-    error: ValidationError, file: str, text: str | None = None, overridden: dict[KeyPath, str] | None = None
+    error: ValidationError,
+    file: str,
+    text: str | None = None,
+    overridden: dict[KeyPath, str] | None = None,
+    prefix: KeyPath = (),
+    root: type[BaseModel] = Level,
 ) -> list[Problem]:
-    """One ``Problem`` per pydantic error, in the order of the file."""
+    """One ``Problem`` per pydantic error, in the order of the file.
+
+    ``root`` is the model that was validated and ``prefix`` where its table sits in the level
+    (a custom system's parameters: ``("system", 0, "params")``).
+    """
     problems = []
     for detail in error.errors():
-        path, message = _explain(detail)
+        path, message = _explain(detail, root)
+        path = prefix + path
         note = next((origin for key, origin in (overridden or {}).items() if path[: len(key)] == key), "")
         line = None if note or text is None else find_line(text, path)
         problems.append(Problem(file, path, message, line, note))
     return sorted(problems, key=lambda p: (p.line is None, p.line or 0))
 
 
-def _explain(detail: dict[str, Any]) -> tuple[KeyPath, str]:
+def _explain(detail: dict[str, Any], root: type[BaseModel] = Level) -> tuple[KeyPath, str]:
     path: KeyPath = tuple(detail["loc"])
     kind = detail["type"]
     given = detail.get("input")
     ctx = detail.get("ctx") or {}
     if kind == "extra_forbidden":
-        return path, _unknown_key(path)
+        return path, _unknown_key(path, root)
     if kind in ("value_error", "assertion_error"):
         cause = ctx.get("error")
         if isinstance(cause, AtKey):
@@ -128,12 +138,14 @@ def _explain(detail: dict[str, Any]) -> tuple[KeyPath, str]:
     return path, f"expected {expected}, got {describe(given)}"
 
 
-def _unknown_key(path: KeyPath) -> str:
-    model = model_at(path[:-1])
+def _unknown_key(path: KeyPath, root: type[BaseModel] = Level) -> str:
+    model = model_at(path[:-1], root)
     key = str(path[-1])
     if model is None:
         return f"expected a known key, got unknown key {key!r}"
     known = list(model.model_fields)
+    if not known:
+        return f"expected no keys here, got unknown key {key!r}"
     guess = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     hint = f"; did you mean {guess[0]!r}?" if guess else ""
     return f"expected one of {', '.join(known)}, got unknown key {key!r}{hint}"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from game.level.schema import Level
+from game.level.tiled_classes import generated_files as tiled_files
 from levels import LEVELS_DIR, SCHEMA_PATH
 
 DOCS_PATH = LEVELS_DIR.parent / "docs" / "levels.md"
@@ -26,6 +27,7 @@ TABLES = (
     ("[[cloth]]", ("cloth",)),
     ("pins (in a cloth)", ("cloth", "pins")),
     ("[[balls]]", ("balls",)),
+    ("[[system]]", ("system",)),
     ("[tools]", ("tools",)),
     ("[panel]", ("panel",)),
     ("[view]", ("view",)),
@@ -113,6 +115,7 @@ def _type_text(schema: dict[str, Any], node: dict[str, Any]) -> str:
         "boolean": "boolean",
         "string": "string",
         "null": "none",
+        "object": "table",
     }.get(kind, "value")
 
 
@@ -174,6 +177,7 @@ def write_reference(check_only: bool = False) -> list[Path]:
     wanted = {SCHEMA_PATH: schema_text()}
     current_docs = DOCS_PATH.read_text(encoding="utf-8") if DOCS_PATH.exists() else "# Levels\n"
     wanted[DOCS_PATH] = docs_text(current_docs)
+    wanted.update(tiled_files())  # the Tiled project file and docs/tiled.md's class tables
     for path, text in wanted.items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             stale.append(path)

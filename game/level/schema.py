@@ -16,11 +16,14 @@ from game.level.fields import (
     Acceleration,
     AtKey,
     Color,
+    Coordinate,
+    Rectangle,
     Substeps,
     Table,
     Vec2,
 )
 from game.level.skeletons import SkeletonTable
+from game.level.system_table import SystemTable
 from systems.balls import lattice_capacity
 
 PATTERNS = ("gingham", "stripes", "checker", "plaid")
@@ -155,7 +158,7 @@ class WorldTable(Table):
         description='Steps per 1/60 s frame (1 to 16), or "auto": 6 in a level with circles or ragdolls, '
         "else 1 at particle spacings of 12 px and more, else ceil(12 / spacing) up to 6.",
     )
-    bounds: Annotated[list[float], Field(min_length=4, max_length=4)] = Field(
+    bounds: Rectangle = Field(
         [0.0, 0.0, 1280.0, 720.0],
         description="The level's rectangle [left, bottom, right, top], px; also the window size.",
     )
@@ -290,7 +293,6 @@ class ClothTable(Table):
 
 
 Range = Annotated[list[Annotated[float, Field(ge=0.5, le=100.0)]], Field(min_length=2, max_length=2)]
-Rectangle = Annotated[list[float], Field(min_length=4, max_length=4)]
 
 
 class BallsTable(Table):
@@ -394,11 +396,11 @@ class BoxesTable(Table):
         description="px between boxes: above each other in a stack (they drop into place), side by side "
         "in a pyramid.",
     )
-    offsets: list[float] = Field(
+    offsets: list[Coordinate] = Field(
         [], description="Sideways shift of each box of a stack, px, used in turn (e.g. [0, 3, -2])."
     )
     positions: list[Vec2] = Field([], max_length=MAX_BOXES, description='Centres [[x, y], ...], px ("list").')
-    angles_deg: list[float] = Field(
+    angles_deg: list[Annotated[float, Field(ge=-3600.0, le=3600.0)]] = Field(
         [], description='Angle of each box of `positions`, degrees counter-clockwise ("list"; default 0).'
     )
     density: float = Field(
@@ -522,6 +524,9 @@ class Level(Table):
     boxes: list[BoxesTable] = Field([], description="Sets of rigid boxes, each a [[boxes]] table.")
     skeleton: list[SkeletonTable] = Field(
         [], description="Skinned characters (ragdolls or keyframed), each a [[skeleton]] table."
+    )
+    system: list[SystemTable] = Field(
+        [], description="Custom systems added to the schedule, each a [[system]] table (docs/extending.md)."
     )
     tools: ToolsTable = Field(default_factory=ToolsTable, description="See [tools].")
     panel: PanelTable = Field(default_factory=PanelTable, description="See [panel].")

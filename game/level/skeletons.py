@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from game.level.fields import AtKey, Color, Table, Vec2
+from game.level.fields import AtKey, Color, Rectangle, Table, Vec2
 from systems.skeletons import BoneSpec, bone_parents, parents_first
 
 DRIVES = ("ragdoll", "clip")
@@ -91,7 +91,7 @@ class SkinTable(Table):
     texture: str | None = Field(
         None, description="Image drawn on the mesh (PNG), relative to the level file; unset: `color`."
     )
-    rect: Annotated[list[float], Field(min_length=4, max_length=4)] | None = Field(
+    rect: Rectangle | None = Field(
         None,
         description="Where the texture lies in the bind pose [left, bottom, right, top], px from `position`; "
         "unset: the joints' bounding box with `margin` around it.",
@@ -124,7 +124,7 @@ class SkinTable(Table):
     )
     smoothing: float | None = Field(
         None,
-        gt=0.0,
+        ge=0.1,
         le=1000.0,
         description="Automatic weights: how far (px) the blend between two bones reaches; unset: a "
         "quarter of the mean bone length.",
@@ -136,6 +136,14 @@ class SkinTable(Table):
         description="Joints near which the debug view marks a few vertices' rigid positions (one colour per "
         "bone) beside their skinned one.",
     )
+
+    @model_validator(mode="after")
+    def _rect_has_an_inside(self) -> SkinTable:
+        if self.rect is not None and (self.rect[2] - self.rect[0] < 1.0 or self.rect[3] - self.rect[1] < 1.0):
+            raise AtKey(
+                "rect", f"expected [left, bottom, right, top] at least 1 px wide and tall, got {self.rect}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _explicit_mesh_is_whole(self) -> SkinTable:

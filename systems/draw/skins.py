@@ -62,6 +62,7 @@ from PIL import Image
 from components.skinned import Skinned
 from systems.draw.options import DrawOptions
 from systems.draw.strokes import StrokeBatch, segments
+from systems.draw.textures import upload_mipmaps
 from systems.fields import by_entity
 from systems.kernels.skinning import rigid_positions
 from systems.schedule import Stage, Step, System
@@ -382,43 +383,8 @@ class SkinTextures:
             except (OSError, ValueError):
                 self._textures[path] = None
             else:
-                self._textures[path] = self._upload(premultiplied_mipmaps(image))
+                self._textures[path] = upload_mipmaps(self._ctx, premultiplied_mipmaps(image))
         return self._textures[path]
-
-    def _upload(self, levels: list[npt.NDArray[np.uint8]]) -> Texture2D:
-        """A texture of ``levels`` (``(h, w, 4)`` uint8, largest first), trilinear filtered."""
-        from pyglet import gl  # arcade is loaded by now: it chose pyglet's headless mode
-
-        ctx = self._ctx
-        base = levels[0]
-        texture = ctx.texture(
-            (base.shape[1], base.shape[0]),
-            components=4,
-            data=np.ascontiguousarray(base).tobytes(),
-            wrap_x=ctx.CLAMP_TO_EDGE,
-            wrap_y=ctx.CLAMP_TO_EDGE,
-            filter=(ctx.LINEAR_MIPMAP_LINEAR, ctx.LINEAR),
-        )
-        gl.glActiveTexture(gl.GL_TEXTURE0 + ctx.default_texture_unit)
-        gl.glBindTexture(gl.GL_TEXTURE_2D, texture.glo)
-        gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
-        for level, pixels in enumerate(levels[1:], start=1):
-            pixels = np.ascontiguousarray(pixels)
-            height, width = pixels.shape[:2]
-            gl.glTexImage2D(
-                gl.GL_TEXTURE_2D,
-                level,
-                gl.GL_RGBA8,
-                width,
-                height,
-                0,
-                gl.GL_RGBA,
-                gl.GL_UNSIGNED_BYTE,
-                pixels.ctypes.data,
-            )
-        gl.glTexParameteri(gl.GL_TEXTURE_2D, gl.GL_TEXTURE_MAX_LEVEL, len(levels) - 1)
-        gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 4)
-        return texture
 
 
 def premultiplied_mipmaps(image: Image.Image) -> list[npt.NDArray[np.uint8]]:

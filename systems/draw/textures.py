@@ -52,7 +52,7 @@ class ClothTextures:
         if texture is None:
             # the tile's row 0 is its top; GL's first row is the bottom of a texture
             tile = pattern_image(*key, size=TILE_SIZE)[::-1]
-            texture = self._patterns[key] = self._upload(_box_mipmaps(tile), repeat=True)
+            texture = self._patterns[key] = upload_mipmaps(self._ctx, _box_mipmaps(tile), repeat=True)
         return texture, True
 
     def _image(self, path: str) -> Texture2D | None:
@@ -64,44 +64,48 @@ class ClothTextures:
             except (OSError, ValueError):
                 self._images[path] = None
             else:
-                self._images[path] = self._upload(_resized_mipmaps(image), repeat=False)
+                self._images[path] = upload_mipmaps(self._ctx, _resized_mipmaps(image))
         return self._images[path]
 
-    def _upload(self, levels: list[npt.NDArray[np.uint8]], repeat: bool) -> Texture2D:
-        """A texture of ``levels`` (``(h, w, 4)`` uint8, largest first), trilinear filtered."""
-        from pyglet import gl  # arcade is loaded by now: it chose pyglet's headless mode
 
-        ctx = self._ctx
-        wrap = ctx.REPEAT if repeat else ctx.CLAMP_TO_EDGE
-        base = levels[0]
-        texture = ctx.texture(
-            (base.shape[1], base.shape[0]),
-            components=4,
-            data=np.ascontiguousarray(base).tobytes(),
-            wrap_x=wrap,
-            wrap_y=wrap,
-            filter=(ctx.LINEAR_MIPMAP_LINEAR, ctx.LINEAR),
+def upload_mipmaps(ctx: Context, levels: list[npt.NDArray[np.uint8]], repeat: bool = False) -> Texture2D:
+    """A texture of mipmap ``levels`` (``(h, w, 4)`` uint8, largest first), trilinear filtered.
+
+    Each level is uploaded as given (GL would make its own from the first, but
+    not from premultiplied or box-filtered pixels we chose).
+    """
+    from pyglet import gl  # arcade is loaded by now: it chose pyglet's headless mode
+
+    wrap = ctx.REPEAT if repeat else ctx.CLAMP_TO_EDGE
+    base = levels[0]
+    texture = ctx.texture(
+        (base.shape[1], base.shape[0]),
+        components=4,
+        data=np.ascontiguousarray(base).tobytes(),
+        wrap_x=wrap,
+        wrap_y=wrap,
+        filter=(ctx.LINEAR_MIPMAP_LINEAR, ctx.LINEAR),
+    )
+    gl.glActiveTexture(gl.GL_TEXTURE0 + ctx.default_texture_unit)
+    gl.glBindTexture(gl.GL_TEXTURE_2D, texture.glo)
+    gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
+    for level, pixels in enumerate(levels[1:], start=1):
+        pixels = np.ascontiguousarray(pixels)
+        height, width = pixels.shape[:2]
+        gl.glTexImage2D(
+            gl.GL_TEXTURE_2D,
+            level,
+            gl.GL_RGBA8,
+            width,
+            height,
+            0,
+            gl.GL_RGBA,
+            gl.GL_UNSIGNED_BYTE,
+            pixels.ctypes.data,
         )
-        gl.glActiveTexture(gl.GL_TEXTURE0 + ctx.default_texture_unit)
-        gl.glBindTexture(gl.GL_TEXTURE_2D, texture.glo)
-        gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
-        for level, pixels in enumerate(levels[1:], start=1):
-            pixels = np.ascontiguousarray(pixels)
-            height, width = pixels.shape[:2]
-            gl.glTexImage2D(
-                gl.GL_TEXTURE_2D,
-                level,
-                gl.GL_RGBA8,
-                width,
-                height,
-                0,
-                gl.GL_RGBA,
-                gl.GL_UNSIGNED_BYTE,
-                pixels.ctypes.data,
-            )
-        gl.glTexParameteri(gl.GL_TEXTURE_2D, gl.GL_TEXTURE_MAX_LEVEL, len(levels) - 1)
-        gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 4)
-        return texture
+    gl.glTexParameteri(gl.GL_TEXTURE_2D, gl.GL_TEXTURE_MAX_LEVEL, len(levels) - 1)
+    gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 4)
+    return texture
 
 
 def _box_mipmaps(tile: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.uint8]]:

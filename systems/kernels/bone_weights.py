@@ -46,7 +46,7 @@ def closest_bone_weights(
     """
     best_d2 = np.empty(MAX_INFLUENCES)
     best_bone = np.empty(MAX_INFLUENCES, dtype=np.int64)
-    s2 = smoothing * smoothing
+    s2 = max(smoothing * smoothing, 1e-12)  # a vertex on a bone with no smoothing: 1, not 0/0
     for v in range(vertices.shape[0]):
         kept = 0
         seen = False

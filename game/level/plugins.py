@@ -1,0 +1,170 @@
+"""A level's ``[[system]]`` entries: checked without running code, then built into the schedule.
+
+Loading a level (so ``python -m game validate`` too) never imports code. It checks what names
+alone tell: a built-in cannot be added again, an unknown name gets a suggestion, ``module:attr``
+is well formed, no system is listed twice; and the parameters of systems registered in this
+process. Parameters of installed (entry point) and ``module:attr`` systems are checked when a
+simulation is built: that is when entry points load and allowed imports happen, and every
+problem is still located at ``system.K...``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from game.level.problems import KeyPath, LevelError, Problem, file_label, find_line, problems_from_validation
+from game.level.schema import Level
+from systems import registry
+from systems.builtin import default_schedule
+from systems.imports import import_system, is_import, spec_problem
+from systems.registry import RegistryError
+from systems.schedule import Schedule, ScheduleError, System
+
+if TYPE_CHECKING:
+    from game.level.load import LoadedLevel
+
+
+def system_problems(
+    model: Level, file: str, text: str | None = None, overridden: dict[KeyPath, str] | None = None
+) -> list[Problem]:
+    """What is wrong with the level's ``[[system]]`` entries, found without importing anything."""
+    if not model.system:
+        return []  # the panel revalidates on every change: skip reading the installed metadata
+    problems = []
+    known = set(registry.known_names())
+    reserved = registry.reserved_names()
+    names = [entry.name for entry in model.system]
+    for k, entry in enumerate(model.system):
+        at: KeyPath = ("system", k, "name")
+        message = None
+        if is_import(entry.name):
+            message = spec_problem(entry.name)
+        elif entry.name in reserved:
+            message = (
+                f"expected a custom system, got the built-in {entry.name!r}: built-in systems always run "
+                "(their settings are in [world] and the body tables)"
+            )
+        elif entry.name not in known:
+            message = registry.unknown_name(entry.name)
+        elif names.index(entry.name) != k:
+            message = (
+                f"expected a system not already listed (system.{names.index(entry.name)}), got {entry.name!r}"
+            )
+        if message:
+            problems.append(Problem(file, at, message, _line(text, at, overridden)))
+            continue
+        cls = registry.registered().get(entry.name)
+        if cls is not None:
+            try:
+                registry.params_of(cls).model_validate(entry.params)
+            except ValidationError as error:
+                at = ("system", k, "params")
+                problems += problems_from_validation(
+                    error, file, text, overridden, at, registry.params_of(cls)
+                )
+    return problems
+
+
+def unchecked(level: LoadedLevel) -> list[str]:
+    """One line per entry whose parameters only a build can check (it would import code)."""
+    file = file_label(level.source)
+    lines = []
+    for k, entry in enumerate(level.model.system):
+        if is_import(entry.name):
+            what = (
+                "an import; `run` and `play` do it, when --allow-import covers its module, and check it then"
+            )
+        elif entry.name not in registry.registered():
+            what = "an installed plugin; `run` and `play` load it and check its params then"
+        else:
+            continue
+        lines.append(
+            f"{file}: system.{k}: not checked, as validate never imports code: {entry.name!r} is {what}"
+        )
+    return lines
+
+
+def level_schedule(level: LoadedLevel) -> Schedule:
+    """The built-in schedule plus the level's systems, each made with its validated parameters.
+
+    Entries are placed in file order, so ``after``/``before`` may name earlier ones. Raises
+    ``LevelError`` listing every problem: an unknown or refused name, bad parameters, a place
+    that cannot be found.
+    """
+    file = file_label(level.source)
+    problems: list[Problem] = []
+    made: list[tuple[int, System]] = []
+    for k, entry in enumerate(level.model.system):
+        try:
+            cls = (
+                import_system(entry.name, level.allow_import)
+                if is_import(entry.name)
+                else registry.lookup(entry.name)
+            )
+        except RegistryError as error:
+            problems.append(Problem(file, ("system", k, "name"), str(error)))
+            continue
+        try:
+            system = registry.make(cls, entry.params)
+        except ValidationError as error:
+            at = ("system", k, "params")
+            problems += problems_from_validation(
+                error, file, None, level.overridden, at, registry.params_of(cls)
+            )
+            continue
+        except RegistryError as error:
+            problems.append(Problem(file, ("system", k, "name"), str(error)))
+            continue
+        if entry.after is not None:
+            system.after = tuple(entry.after)  # type: ignore[misc]
+        if entry.before is not None:
+            system.before = tuple(entry.before)  # type: ignore[misc]
+        made.append((k, system))
+    if problems:
+        raise LevelError(_with_lines(problems, level))
+    schedule = default_schedule()
+    for k, system in made:
+        entry = level.model.system[k]
+        stage_names = schedule.names(system.stage)  # built-ins and the entries placed so far
+        for key in ("after", "before"):
+            for name in getattr(entry, key) or ():
+                if name not in stage_names:
+                    problems.append(
+                        Problem(file, ("system", k, key), _not_in_stage(name, system, stage_names))
+                    )
+        try:
+            schedule.add(system)
+        except ScheduleError as error:
+            problems.append(Problem(file, ("system", k), str(error)))
+    if problems:
+        raise LevelError(_with_lines(problems, level))
+    return schedule
+
+
+def _not_in_stage(name: str, system: System, stage_names: list[str]) -> str:
+    guess = difflib.get_close_matches(name, stage_names, n=1, cutoff=0.6)
+    hint = f"; did you mean {guess[0]!r}?" if guess else ""
+    return (
+        f"expected systems of {system.name!r}'s stage {system.stage.value!r} ({', '.join(stage_names)}), "
+        f"got {name!r}{hint}"
+    )
+
+
+def _line(text: str | None, path: KeyPath, overridden: dict[KeyPath, str] | None = None) -> int | None:
+    if text is None or any(path[: len(key)] == key for key in overridden or {}):
+        return None
+    return find_line(text, path)
+
+
+def _with_lines(problems: list[Problem], level: LoadedLevel) -> list[Problem]:
+    """The problems with their line in the level file (read only now: builds that succeed never read it)."""
+    try:
+        text: str | None = level.source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    placed = [replace(p, line=_line(text, p.path, level.overridden)) for p in problems]
+    return sorted(placed, key=lambda p: (p.line is None, p.line or 0))

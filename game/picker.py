@@ -1,0 +1,326 @@
+"""The level picker: every level in the levels folder with its name, description and a thumbnail.
+
+Up/Down (or the mouse) choose, Enter (or a click) plays, Escape quits. A
+list on the left, the chosen level large on the right.
+
+Thumbnails come from the disk cache (``game.thumbnails``) when they exist.
+The missing ones are rendered in the picker's own updates, a slice of
+``RENDER_BUDGET`` seconds each, the chosen level first and then the rest in
+list order, after the list has been drawn once. The list never waits for a
+picture; it stutters now and then while they appear (see ``game.thumbnails``
+for the pieces that take longer than a frame), and only in the first picker
+after a level changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import arcade
+
+from game.catalog import LevelEntry, list_levels
+from game.hud import MUTED, TEXT, WARNING
+from game.level import LevelError, load_level
+from game.thumbnails import ThumbnailJob
+
+if TYPE_CHECKING:
+    from game.window import Game
+
+RENDER_BUDGET = 0.008
+"""s of thumbnail rendering per update: half of a 60 Hz frame, the other half for drawing."""
+
+BACKGROUND = (22, 25, 34)
+ROW_SELECTED = (48, 56, 78)
+THUMB_BACKGROUND = (12, 14, 20)
+
+MARGIN = 24
+"""px round the edges of the window."""
+
+HEADER = 100
+"""px at the top for the title and the key hint."""
+
+ROW_HEIGHT = 58
+ROW_THUMB = (80, 45)
+"""px of a list row's thumbnail (16:9, like the built-in levels)."""
+
+LIST_WIDTH = 740
+PREVIEW_GAP = 28
+"""px between the list and the preview."""
+
+
+class PickerView(arcade.View):
+    """Lists the levels of ``game.directory``; choosing one asks ``game`` to play it."""
+
+    def __init__(self, game: Game, selected: Path | None = None) -> None:
+        super().__init__()
+        self.game = game
+        self.entries: list[LevelEntry] = list_levels(game.directory)
+        self.selected = self._index_of(selected) if selected is not None else 0
+        self.top = 0
+        """Index of the first row shown (the list scrolls when it is longer than the window)."""
+        self.thumbnails: dict[Path, arcade.Texture] = {}
+        self.failed: dict[Path, str] = {}
+        """Levels whose thumbnail could not be made, with why."""
+        self._job: ThumbnailJob | None = None
+        self._shown = False
+        """Whether the list has been drawn: rendering waits for it (the first level built loads
+        numba's compiled kernels, a second or two the list should not wait behind)."""
+        width, height = self.window.width, self.window.height
+        self.rows_shown = max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
+        self.title = arcade.Text("Weft", MARGIN, height - 44, TEXT, 22, bold=True)
+        self.hint = arcade.Text(
+            "Choose a level: Up/Down and Enter, or click. While playing: N/B next/previous, Esc back here.",
+            MARGIN,
+            height - 72,
+            MUTED,
+            11,
+        )
+        self.names = [arcade.Text(entry.name, 0, 0, TEXT, 13, bold=True) for entry in self.entries]
+        text_width = LIST_WIDTH - ROW_THUMB[0] - 36
+        self.descriptions = [
+            arcade.Text(_fit(entry.description, text_width, 10), 0, 0, MUTED, 10) for entry in self.entries
+        ]
+        self.preview_left = MARGIN + LIST_WIDTH + PREVIEW_GAP
+        preview_width = width - MARGIN - self.preview_left
+        self.preview_size = (preview_width, preview_width * 9 // 16)
+        self.preview_name = arcade.Text("", self.preview_left, 0, TEXT, 18, bold=True)
+        self.preview_text = arcade.Text(
+            "", self.preview_left, 0, TEXT, 12, multiline=True, width=preview_width
+        )
+        self.preview_file = arcade.Text("", self.preview_left, 0, MUTED, 10)
+        self.preview_problems = arcade.Text(
+            "", self.preview_left, 0, WARNING, 10, multiline=True, width=preview_width
+        )
+        self.placeholder = arcade.Text("", 0, 0, MUTED, 11, anchor_x="center", anchor_y="center")
+        self._scroll_to_selected()
+        self._load_cached()
+
+    # -- choosing -------------------------------------------------------------
+
+    @property
+    def entry(self) -> LevelEntry:
+        """The highlighted level."""
+        return self.entries[self.selected]
+
+    def select(self, index: int) -> None:
+        """Highlight entry ``index`` (clamped to the list) and scroll it into view."""
+        if self.entries:
+            self.selected = max(0, min(len(self.entries) - 1, index))
+            self._scroll_to_selected()
+
+    def choose(self) -> bool:
+        """Play the highlighted level; False (and nothing happens) if it does not load."""
+        if not self.entries or not self.entry.playable:
+            return False
+        try:
+            level = load_level(self.entry.path)
+        except LevelError:  # changed on disk since the list was made
+            self.entries = list_levels(self.game.directory)
+            return False
+        self.game.play(level)
+        return True
+
+    def _index_of(self, path: Path) -> int:
+        wanted = path.resolve()
+        for index, entry in enumerate(self.entries):
+            if entry.path.resolve() == wanted:
+                return index
+        return 0
+
+    def _scroll_to_selected(self) -> None:
+        if self.selected < self.top:
+            self.top = self.selected
+        elif self.selected >= self.top + self.rows_shown:
+            self.top = self.selected - self.rows_shown + 1
+
+    def _row_at(self, x: float, y: float) -> int | None:
+        """The entry whose row is under window px ``(x, y)``, if any."""
+        if not MARGIN <= x <= MARGIN + LIST_WIDTH:
+            return None
+        first_top = self.window.height - HEADER
+        row = int((first_top - y) // ROW_HEIGHT)
+        if y > first_top or not 0 <= row < self.rows_shown:
+            return None
+        index = self.top + row
+        return index if index < len(self.entries) else None
+
+    # -- thumbnails -----------------------------------------------------------
+
+    def _load_cached(self) -> None:
+        for entry in self.entries:
+            if entry.playable:
+                cached = self.game.thumbnails.cached(entry.path)
+                if cached is not None:
+                    self.thumbnails[entry.path] = arcade.load_texture(cached)
+
+    def render_thumbnails(self, budget: float = RENDER_BUDGET) -> None:
+        """Spend up to ``budget`` seconds on the next missing thumbnail (the chosen level's first)."""
+        if self._job is None:
+            entry = self._next_without_thumbnail()
+            if entry is None:
+                return
+            self._job = self.game.thumbnails.job(entry.path)
+        job = self._job
+        try:
+            done = job.work(budget)
+        except Exception as error:  # a picture is never worth a crash: the preview says what went wrong
+            job.cancel()
+            self._job = None
+            self.failed[job.level] = str(error).splitlines()[0] if str(error) else type(error).__name__
+            return
+        if done:
+            self._job = None
+            self.thumbnails[job.level] = arcade.load_texture(job.target)
+
+    def _next_without_thumbnail(self) -> LevelEntry | None:
+        visible = range(self.top, min(len(self.entries), self.top + self.rows_shown))
+        for index in [self.selected, *visible, *range(len(self.entries))]:
+            entry = self.entries[index]
+            if entry.playable and entry.path not in self.thumbnails and entry.path not in self.failed:
+                return entry
+        return None
+
+    # -- arcade events --------------------------------------------------------
+
+    def on_show_view(self) -> None:
+        self.window.set_caption("Weft · levels")
+
+    def on_hide_view(self) -> None:
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+
+    def on_update(self, delta_time: float) -> None:
+        if self._shown:
+            self.render_thumbnails()
+
+    def on_draw(self) -> None:
+        self._shown = True
+        self.clear(color=BACKGROUND)
+        self.title.draw()
+        self.hint.draw()
+        self._draw_rows()
+        if self.entries:
+            self._draw_preview()
+
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        if symbol == arcade.key.UP:
+            self.select(self.selected - 1)
+        elif symbol == arcade.key.DOWN:
+            self.select(self.selected + 1)
+        elif symbol == arcade.key.PAGEUP:
+            self.select(self.selected - self.rows_shown)
+        elif symbol == arcade.key.PAGEDOWN:
+            self.select(self.selected + self.rows_shown)
+        elif symbol == arcade.key.HOME:
+            self.select(0)
+        elif symbol == arcade.key.END:
+            self.select(len(self.entries) - 1)
+        elif symbol in (arcade.key.ENTER, arcade.key.RETURN, arcade.key.SPACE):
+            self.choose()
+        elif symbol == arcade.key.ESCAPE:
+            self.window.close()
+
+    def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
+        row = self._row_at(x, y)
+        if row is not None:
+            self.selected = row
+
+    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        row = self._row_at(x, y)
+        if row is not None and button == arcade.MOUSE_BUTTON_LEFT:
+            self.selected = row
+            self.choose()
+
+    def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
+        most = max(0, len(self.entries) - self.rows_shown)
+        self.top = max(0, min(most, self.top - round(scroll_y)))
+
+    # -- drawing --------------------------------------------------------------
+
+    def _draw_rows(self) -> None:
+        first_top = self.window.height - HEADER
+        shown = self.entries[self.top : self.top + self.rows_shown]
+        for row, entry in enumerate(shown):
+            index = self.top + row
+            top = first_top - row * ROW_HEIGHT
+            bottom = top - ROW_HEIGHT + 6
+            if index == self.selected:
+                arcade.draw_lrbt_rectangle_filled(MARGIN, MARGIN + LIST_WIDTH, bottom, top, ROW_SELECTED)
+            thumb_left = MARGIN + 8
+            thumb_bottom = bottom + (top - bottom - ROW_THUMB[1]) / 2
+            self._draw_thumbnail(entry, arcade.LBWH(thumb_left, thumb_bottom, *ROW_THUMB), small=True)
+            text_left = thumb_left + ROW_THUMB[0] + 14
+            name, description = self.names[index], self.descriptions[index]
+            name.x, name.y = text_left, top - 22
+            description.x, description.y = text_left, top - 42
+            description.color = WARNING if not entry.playable else MUTED
+            name.draw()
+            description.draw()
+        if self.top > 0:
+            self._draw_more("more above", first_top + 6)
+        if self.top + self.rows_shown < len(self.entries):
+            self._draw_more("more below", first_top - self.rows_shown * ROW_HEIGHT - 8)
+
+    def _draw_more(self, label: str, y: float) -> None:
+        self.placeholder.text = f"{label} (scroll)"
+        self.placeholder.x, self.placeholder.y = MARGIN + LIST_WIDTH / 2, y
+        self.placeholder.draw()
+
+    def _draw_preview(self) -> None:
+        entry = self.entry
+        top = self.window.height - HEADER
+        width, height = self.preview_size
+        self._draw_thumbnail(entry, arcade.LBWH(self.preview_left, top - height, width, height), small=False)
+        self.preview_name.text = entry.name
+        self.preview_name.y = top - height - 34
+        self.preview_text.text = entry.description
+        self.preview_text.y = self.preview_name.y - 14
+        self.preview_text.anchor_y = "top"
+        self.preview_file.text = f"{entry.path.name} · Enter to play" if entry.playable else entry.path.name
+        self.preview_file.y = self.preview_text.y - self.preview_text.content_height - 18
+        for text in (self.preview_name, self.preview_text, self.preview_file):
+            text.draw()
+        if entry.problems:
+            self.preview_problems.text = "\n".join(entry.problems)
+            self.preview_problems.anchor_y = "top"
+            self.preview_problems.y = self.preview_file.y - 14
+            self.preview_problems.draw()
+
+    def _draw_thumbnail(self, entry: LevelEntry, rect: arcade.Rect, small: bool) -> None:
+        """The level's thumbnail fitted into ``rect`` (letterboxed), or a note on why there is none yet."""
+        arcade.draw_rect_filled(rect, THUMB_BACKGROUND)
+        texture = self.thumbnails.get(entry.path)
+        if texture is not None:
+            scale = min(rect.width / texture.width, rect.height / texture.height)
+            width, height = texture.width * scale, texture.height * scale
+            arcade.draw_texture_rect(texture, arcade.XYWH(rect.x, rect.y, width, height))
+            return
+        if small:
+            return
+        if not entry.playable:
+            note = "this level has problems"
+        elif entry.path in self.failed:
+            note = f"no picture: {self.failed[entry.path]}"
+        else:
+            note = "rendering a picture..."
+        self.placeholder.text = _fit(note, rect.width - 20, 11)
+        self.placeholder.x, self.placeholder.y = rect.x, rect.y
+        self.placeholder.draw()
+
+
+def _fit(text: str, width: float, size: float) -> str:
+    """``text`` cut (with an ellipsis) to the longest start that fits ``width`` px at font ``size``."""
+    measure = arcade.Text(text, 0, 0, font_size=size)
+    if measure.content_width <= width:
+        return text
+    low, high = 0, len(text)  # the longest fitting length is in [low, high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        measure.text = text[:middle].rstrip() + "…"
+        if measure.content_width <= width:
+            low = middle
+        else:
+            high = middle
+    return text[:low].rstrip() + "…"

@@ -1,0 +1,102 @@
+"""``python -m game systems``: every system a level can count on or add, with its stage, place and
+parameters.
+
+Listing loads the installed plugins (the ``weft.systems`` entry points): the user installed them,
+so running their import is theirs to allow. It imports nothing a level names.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import PydanticUndefined
+
+from systems import registry
+from systems.schedule import System
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What ``python -m game systems`` prints: one text for stdout and the plugins that failed to load."""
+
+    text: str
+    failures: list[str]
+
+
+def system_listing() -> Listing:
+    """The built-in systems in run order, then every registered or installed custom system."""
+    lines = ["Built-in systems (always run; levels cannot add them again):"]
+    for name, cls in registry.builtins().items():
+        lines.append(f"  {name:<14} {cls.stage.value:<12} {_place(cls)}".rstrip())
+    custom: dict[str, tuple[type[System], str]] = {
+        name: (cls, f"registered by {registry.qualified(cls)}") for name, cls in registry.registered().items()
+    }
+    failures = []
+    for name, entry in registry.installed().items():
+        try:
+            cls = registry.load_entry_point(entry)
+        except registry.RegistryError as error:
+            failures.append(f"{name}: {error}")
+            continue
+        source = f"entry point {entry.value}" + (f" of {entry.dist.name}" if entry.dist else "")
+        custom.setdefault(name, (cls, source))
+    lines += ["", 'Custom systems (add one to a level with [[system]] name = "..." and params = {...}):']
+    if not custom:
+        lines.append("  none registered or installed: see docs/extending.md")
+    for name, (cls, source) in sorted(custom.items()):
+        lines += _describe(name, cls, source)
+    return Listing("\n".join(lines), failures)
+
+
+def _describe(name: str, cls: type[System], source: str) -> list[str]:
+    lines = ["", f"  {name}  (stage {cls.stage.value}; {_place(cls) or 'no declared place'}; {source})"]
+    summary = (cls.__doc__ or "").strip().splitlines()
+    if summary:
+        lines.append(f"    {summary[0]}")
+    fields = registry.params_of(cls).model_fields
+    if not fields:
+        lines.append("    no parameters")
+    rows = [(key, type_text(field.annotation), _default(field)) for key, field in fields.items()]
+    widths = [max((len(row[c]) for row in rows), default=0) for c in range(3)]
+    for (key, kind, default), field in zip(rows, fields.values(), strict=True):
+        lines.append(
+            f"    {key:<{widths[0]}}  {kind:<{widths[1]}}  {default:<{widths[2]}}  {field.description or ''}"
+        )
+    return lines
+
+
+def _place(cls: type[System]) -> str:
+    parts = []
+    if cls.after:
+        parts.append("after " + ", ".join(cls.after))
+    if cls.before:
+        parts.append("before " + ", ".join(cls.before))
+    return "; ".join(parts)
+
+
+def _default(field: Any) -> str:
+    if field.default is PydanticUndefined and field.default_factory is None:
+        return "(required)"
+    value = field.default_factory() if field.default_factory is not None else field.default
+    return "= " + json.dumps(value, default=str)
+
+
+def type_text(annotation: Any) -> str:
+    """A parameter's type as Python spells it, without pydantic's constraints: ``list[list[float]]``."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return type_text(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(type_text(arg) for arg in args)
+    if origin is typing.Literal:
+        return " | ".join(json.dumps(arg) for arg in args)
+    if annotation is type(None):
+        return "None"
+    if origin is not None:
+        return f"{getattr(origin, '__name__', str(origin))}[{', '.join(type_text(arg) for arg in args)}]"
+    return getattr(annotation, "__name__", str(annotation))

@@ -1,0 +1,175 @@
+"""The level picker: every shipped level listed, thumbnails made once and cached, next/previous keys."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from support.gui import import_gui_headless
+
+from game import thumbnails
+from game.catalog import level_paths, list_levels, neighbour
+from game.thumbnails import THUMBNAIL_SIZE, ThumbnailCache, ThumbnailJob, default_cache_dir
+from levels import DEFAULT_LEVEL, LEVELS_DIR
+
+SHIPPED = sorted(LEVELS_DIR.glob("*.toml"))
+
+
+def test_the_catalog_lists_every_shipped_level_with_its_name_and_description() -> None:
+    entries = list_levels()
+    by_path = {entry.path: entry for entry in entries}
+    assert set(SHIPPED) <= set(by_path)
+    for path in SHIPPED:
+        info = tomllib.loads(path.read_text(encoding="utf-8"))["level"]
+        entry = by_path[path]
+        assert (entry.name, entry.description) == (info["name"], info["description"])
+        assert entry.playable, entry.problems
+    assert [entry.path for entry in entries] == level_paths()  # one order for the picker and N/B
+
+
+def test_a_broken_level_is_listed_with_its_problems(tmp_path: Path) -> None:
+    (tmp_path / "good.toml").write_text('[level]\nname = "Good"\ndescription = "fine"\n[[cloth]]\n')
+    (tmp_path / "bad.toml").write_text("[[cloth]]\ncols = -3\n")
+    (tmp_path / "notes.txt").write_text("not a level")
+    bad, good = list_levels(tmp_path)
+    assert (good.name, good.playable) == ("Good", True)
+    assert not bad.playable and any("cloth.0.cols" in line for line in bad.problems)
+
+
+def test_next_and_previous_wrap_round_the_list() -> None:
+    paths = [Path("a.toml"), Path("b.toml"), Path("c.toml")]
+    assert neighbour(paths, Path("a.toml"), 1) == Path("b.toml")
+    assert neighbour(paths, Path("c.toml"), 1) == Path("a.toml")
+    assert neighbour(paths, Path("a.toml"), -1) == Path("c.toml")
+    assert neighbour(paths, Path("elsewhere.toml"), 1) == Path("a.toml")
+    assert neighbour(paths, Path("elsewhere.toml"), -1) == Path("c.toml")
+
+
+def test_the_thumbnail_cache_lives_in_the_user_cache_folder_not_the_project() -> None:
+    folder = default_cache_dir()
+    assert folder.parts[-2:] == ("weft", "thumbnails")
+    assert LEVELS_DIR.parent not in folder.parents
+
+
+def test_a_thumbnail_is_rendered_once_and_then_read_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = ThumbnailCache(tmp_path / "cache")
+    level = LEVELS_DIR / "creature.toml"
+    assert cache.cached(level) is None
+
+    png = cache.render(level)
+    assert png.parent == tmp_path / "cache" and png.suffix == ".png"
+    with Image.open(png) as image:
+        assert image.size[0] <= THUMBNAIL_SIZE[0] and image.size[1] <= THUMBNAIL_SIZE[1]
+        pixels = np.asarray(image.convert("RGB")).astype(int)
+    assert pixels.std() > 10  # a picture of something, not a blank frame
+
+    def no_rendering(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the cached thumbnail should have been reused")
+
+    monkeypatch.setattr(thumbnails, "Simulation", no_rendering)
+    monkeypatch.setattr(ThumbnailJob, "_save", no_rendering)
+    assert cache.render(level) == png
+    assert cache.cached(level) == png
+    assert list((tmp_path / "cache").iterdir()) == [png]  # no partial files left
+
+
+def test_the_cache_key_follows_the_level_file_content(tmp_path: Path) -> None:
+    cache = ThumbnailCache(tmp_path / "cache")
+    level = tmp_path / "copy.toml"
+    level.write_text(DEFAULT_LEVEL.read_text())
+    before = cache.path(level)
+    assert cache.path(level) == before  # stable
+    level.write_text(DEFAULT_LEVEL.read_text() + "\n# an edit\n")
+    assert cache.path(level) != before
+
+
+@pytest.fixture
+def game(tmp_path: Path):
+    import_gui_headless()
+    import arcade
+
+    from game.offscreen import shared_window
+    from game.window import Game
+
+    window = shared_window((1280, 720))
+    game = Game(window, ThumbnailCache(tmp_path / "cache"))
+    yield game
+    window.show_view(arcade.View())
+    if game.playing is not None:
+        game.playing.session.sim.close()
+
+
+def test_the_picker_lists_the_levels_and_plays_the_chosen_one(game) -> None:
+    import arcade
+
+    from game.picker import PickerView
+    from game.window import PlayView
+
+    picker = game.pick(selected=DEFAULT_LEVEL)
+    assert isinstance(picker, PickerView)
+    assert [entry.path for entry in picker.entries] == level_paths()
+    assert picker.entry.path == DEFAULT_LEVEL  # starts on the level asked for
+
+    picker.on_draw()
+    image = np.asarray(arcade.get_image(0, 0, 1280, 720).convert("RGB")).astype(int)
+    bright = image.sum(axis=2) > 500
+    assert bright[20:90, 20:300].any()  # the title
+    assert bright[100:700, 130:700].sum() > 2000  # the names in the list
+
+    picker.on_key_press(arcade.key.DOWN, 0)
+    chosen = picker.entry.path
+    assert chosen == level_paths()[level_paths().index(DEFAULT_LEVEL) + 1]
+    picker.on_key_press(arcade.key.ENTER, 0)
+    view = game.window.current_view
+    assert isinstance(view, PlayView)
+    assert view.session.sim.level.source == chosen
+
+    view.on_key_press(arcade.key.ESCAPE, 0)  # back to the picker, on the level just played
+    back = game.window.current_view
+    assert isinstance(back, PickerView) and back.entry.path == chosen
+
+
+def test_the_picker_renders_missing_thumbnails_in_slices_chosen_level_first(game) -> None:
+    picker = game.pick(selected=LEVELS_DIR / "stack.toml")
+    for _ in range(400):
+        picker.render_thumbnails(budget=0.005)
+        if LEVELS_DIR / "stack.toml" in picker.thumbnails:
+            break
+    assert set(picker.thumbnails) == {LEVELS_DIR / "stack.toml"}
+    assert game.thumbnails.cached(LEVELS_DIR / "stack.toml") is not None
+    again = game.pick()  # a picker opened later shows it at once, from the cache
+    assert set(again.thumbnails) == {LEVELS_DIR / "stack.toml"}
+
+
+def test_clicking_a_row_plays_its_level(game) -> None:
+    import arcade
+
+    from game.picker import HEADER, MARGIN, ROW_HEIGHT
+
+    picker = game.pick()
+    y = game.window.height - HEADER - ROW_HEIGHT * 2 - ROW_HEIGHT / 2  # the third row
+    picker.on_mouse_press(MARGIN + 200, int(y), arcade.MOUSE_BUTTON_LEFT, 0)
+    assert game.playing is not None
+    assert game.playing.session.sim.level.source == level_paths()[2]
+
+
+def test_n_and_b_step_through_the_levels_in_the_pickers_order(game) -> None:
+    import arcade
+
+    from game.level import load_level
+
+    paths = level_paths()
+    view = game.play(load_level(DEFAULT_LEVEL))
+    start = paths.index(DEFAULT_LEVEL)
+    view.on_key_press(arcade.key.N, 0)
+    assert view.session.sim.level.source == paths[start + 1]
+    assert view.session.log == []  # window keys are not level input: never recorded
+    view.on_key_press(arcade.key.PAGEUP, 0)
+    assert view.session.sim.level.source == DEFAULT_LEVEL
+    view.on_key_press(arcade.key.B, 0)
+    assert view.session.sim.level.source == paths[start - 1]
