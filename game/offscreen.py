@@ -87,7 +87,10 @@ class Offscreen:
         """Draw the session's current state and read it back: an RGB image of the level's size."""
         self.draw()
         if self._target is not self._resolved:
-            self.ctx.copy_framebuffer(self._target, self._resolved, depth=False)
+            # a blit is clipped by the scissor box, which the window may have left at its own size
+            with self._resolved.activate():
+                self.ctx.scissor = None
+                self.ctx.copy_framebuffer(self._target, self._resolved, depth=False)
         data = self._resolved.read(components=3)
         self.ctx.gc()  # free GPU objects of rebuilt worlds (a window would do this on flip)
         image = Image.frombytes("RGB", self.size, data)

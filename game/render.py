@@ -116,15 +116,26 @@ class WorldRenderer:
         A system of the same class from another renderer (another GL context) is
         replaced; a custom system that merely shares a name is left alone.
         """
+        stale = [
+            system.name
+            for system in self.systems
+            if type(present := _scheduled(schedule, system.name)) is type(system) and present is not system
+        ]
+        # all of another renderer's go before any of ours come in: one at a time, a system put
+        # back at the end could no longer keep its place between two others
+        for name in stale:
+            schedule.remove(name)
         for system in self.systems:
-            try:
-                present = schedule.get(system.name)
-            except KeyError:
+            if _scheduled(schedule, system.name) is None:
                 schedule.add(system)
-                continue
-            if present is not system and type(present) is type(system):
-                schedule.remove(system.name)
-                schedule.add(system)
+
+
+def _scheduled(schedule: Schedule, name: str) -> System | None:
+    """The system called ``name`` in ``schedule``, or None."""
+    try:
+        return schedule.get(name)
+    except KeyError:
+        return None
 
 
 def view_bounds(session: Session) -> tuple[float, float, float, float]:

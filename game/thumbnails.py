@@ -46,7 +46,7 @@ THUMBNAIL_SIZE = (384, 216)
 
 RENDER_SCALE = 2
 """Thumbnails are drawn at twice their size and shrunk: smoother edges than drawing them small, and
-far cheaper than drawing a 4400 px level at full size (and small enough for any window's context)."""
+far cheaper than drawing a 4400 px level at full size."""
 
 THUMBNAIL_VERSION = "1"
 """Part of the cache key: bump it when the pictures should be made again (a drawing change)."""

@@ -219,3 +219,37 @@ def test_cli_writes_a_filmstrip_of_twelve_tiles_and_a_screenshot(tmp_path: Path)
         assert image.size == (1280, 720)
         colors = np.asarray(image.convert("RGB"), dtype=np.float64)[300:400, 500:700].reshape(-1, 3)
         assert not _near(colors, rgba("#1b1f2a")).all(), "the screenshot shows the sheet, not just background"
+
+
+def test_a_level_larger_than_the_window_is_drawn_whole(session: Session) -> None:
+    """The window already open is 1280 × 720; a 3000 × 2000 level must still fill its own picture."""
+    Offscreen(session).capture()  # opens (or reuses) the small window first
+    from support.worlds import simulate
+
+    big = simulate(
+        """
+        [world]
+        bounds = [0, 0, 3000, 2000]
+        background = "#203040"
+        [[boxes]]
+        name = "far"
+        layout = "list"
+        positions = [[2900, 50]]
+        size = [100, 100]
+        colors = ["#ff0000"]
+        """
+    )
+    image = np.asarray(Offscreen(Session(big)).capture(), dtype=np.float64)
+    assert image.shape[:2] == (2000, 3000)
+    # the background reaches the far corner, and the box at the far right is red (a blit clipped to
+    # the window's scissor box once left all but the bottom-left 1280 × 720 px black)
+    assert np.allclose(image[10, 2990], rgba("#203040")[:3], atol=3)
+    far = image[2000 - 50, 2900]  # rows run down: y = 50 is row 1950
+    assert far[0] > far[1] + 60 and far[0] > far[2] + 60, far
+
+
+def test_two_picture_makers_can_take_turns_on_one_session(session: Session) -> None:
+    """The window and an F12 screenshot, or two tests' pictures: each puts its own drawing systems in."""
+    first, second = Offscreen(session), Offscreen(session)
+    pictures = [np.asarray(maker.capture()) for maker in (first, second, first)]
+    assert np.array_equal(pictures[0], pictures[1]) and np.array_equal(pictures[1], pictures[2])
