@@ -131,7 +131,7 @@ def _play(args: argparse.Namespace) -> int:
         return USER_ERROR
     from game.window import play  # arcade only when a window is wanted
 
-    play(level, record=args.record, script=script, overrides=args.set)
+    play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
     return 0
 
 

@@ -34,6 +34,9 @@ FILMSTRIP_BACKGROUND = (14, 16, 22)
 LABEL_COLOR = (236, 236, 240)
 LABEL_SIZE = 14
 
+WINDOW_SIZE = (1280, 720)
+"""px of the game window; every level's bounds are fitted into it."""
+
 SAMPLES = 4
 """Multisampling of the offscreen framebuffer; 0 turns anti-aliasing off."""
 
@@ -66,7 +69,7 @@ class Offscreen:
         self.session = session
         left, bottom, right, top = session.sim.settings.bounds
         self.size = size or (max(1, round(right - left)), max(1, round(top - bottom)))
-        self.window = shared_window(self.size)
+        self.window = shared_window()
         self.ctx = self.window.ctx
         self.renderer = WorldRenderer(self.ctx)
         ctx = self.ctx
@@ -135,8 +138,14 @@ class Offscreen:
         return statistics.median(times) * 1e3
 
 
-def shared_window(size: tuple[int, int]) -> arcade.Window:
-    """Arcade's current window if there is one (its size does not matter here), else a hidden one."""
+def shared_window() -> arcade.Window:
+    """Arcade's current window if there is one, else a hidden one of the game window's size.
+
+    Pictures are drawn into framebuffers of their own, whatever the window's
+    size; the window is always the game's size so that what draws to the
+    screen (the picker, the play view in tests) finds the screen it expects,
+    whichever test or thumbnail opened it first.
+    """
     import arcade
 
     try:
@@ -144,7 +153,7 @@ def shared_window(size: tuple[int, int]) -> arcade.Window:
     except RuntimeError:  # arcade 3 raises when no window is open; older versions return None
         window = None
     if window is None:
-        window = arcade.Window(size[0], size[1], "weft (offscreen)", visible=False)
+        window = arcade.Window(*WINDOW_SIZE, "weft (offscreen)", visible=False)
     return window
 
 

@@ -21,8 +21,8 @@ import arcade
 
 from game.catalog import LevelEntry, list_levels
 from game.hud import MUTED, TEXT, WARNING
-from game.level import LevelError, load_level
 from game.thumbnails import ThumbnailJob
+from game.window import open_session
 
 if TYPE_CHECKING:
     from game.window import Game
@@ -113,12 +113,11 @@ class PickerView(arcade.View):
         """Play the highlighted level; False (and nothing happens) if it does not load."""
         if not self.entries or not self.entry.playable:
             return False
-        try:
-            level = load_level(self.entry.path)
-        except LevelError:  # changed on disk since the list was made
+        session = open_session(self.entry.path, self.game.allow_import)
+        if session is None:  # changed on disk since the list was made, or its systems cannot be built
             self.entries = list_levels(self.game.directory)
             return False
-        self.game.play(level)
+        self.game.show(session)
         return True
 
     def _index_of(self, path: Path) -> int:

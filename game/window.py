@@ -22,6 +22,7 @@ from game.events import save_script
 from game.hud import Hud
 from game.level import LevelError, load_level
 from game.level.load import LoadedLevel
+from game.offscreen import WINDOW_SIZE
 from game.panel import Panel
 from game.reload import LevelWatcher
 from game.render import WorldRenderer
@@ -30,9 +31,6 @@ from game.session import Session
 from game.simulation import Simulation
 from game.thumbnails import ThumbnailCache
 from levels import DEFAULT_LEVEL, LEVELS_DIR
-
-WINDOW_SIZE = (1280, 720)
-"""px: the size of the built-in levels' bounds; other levels are fitted into it."""
 
 MAX_CATCH_UP_FRAMES = 4
 """Physics frames one update may run to catch up; a longer backlog is dropped, not chased
@@ -132,13 +130,13 @@ class PlayView(arcade.View):
         """Open the level ``step`` places on in the picker's order, skipping broken ones; its path."""
         paths = level_paths(self.directory)
         path = self.session.sim.level.source
+        allow_import = self.session.sim.level.allow_import
         for _ in range(len(paths)):
             path = neighbour(paths, path, step)
-            try:
-                level = load_level(path)
-            except LevelError:
+            session = open_session(path, allow_import)
+            if session is None:
                 continue  # the picker shows why; stepping just passes it by
-            self.use(Session(Simulation(level)))
+            self.use(session, LevelWatcher(path, (), allow_import))
             return path
         return None
 
@@ -273,12 +271,18 @@ class Game:
     """
 
     def __init__(
-        self, window: arcade.Window, thumbnails: ThumbnailCache | None = None, directory: Path = LEVELS_DIR
+        self,
+        window: arcade.Window,
+        thumbnails: ThumbnailCache | None = None,
+        directory: Path = LEVELS_DIR,
+        allow_import: Sequence[str] = (),
     ) -> None:
         self.window = window
         self.thumbnails = thumbnails if thumbnails is not None else ThumbnailCache()
         self.directory = directory
         """The folder the picker lists, and next/previous steps through."""
+        self.allow_import = tuple(allow_import)
+        """``--allow-import`` patterns, for every level the picker opens (a level file cannot add any)."""
         self.playing: PlayView | None = None
         """The level view, kept while the picker shows (its session is what ``--record`` saves)."""
 
@@ -291,6 +295,11 @@ class Game:
         """
         session = Session(Simulation(level))
         session.follow(list(script))
+        return self.show(session, overrides)
+
+    def show(self, session: Session, overrides: Sequence[str] = ()) -> PlayView:
+        """Play ``session`` (its level watched for saves); the previously played level is closed."""
+        level = session.sim.level
         if self.playing is None:
             self.playing = PlayView(session, self, overrides)
         else:
@@ -305,6 +314,14 @@ class Game:
         view = PickerView(self, selected)
         self.window.show_view(view)
         return view
+
+
+def open_session(path: Path, allow_import: Sequence[str] = ()) -> Session | None:
+    """A session of the level at ``path``, or None when it does not load or its systems cannot be built."""
+    try:
+        return Session(Simulation(load_level(path, allow_import=allow_import)))
+    except LevelError:
+        return None
 
 
 def open_window(width: int, height: int, title: str) -> arcade.Window:
@@ -325,6 +342,7 @@ def play(
     record: str | None = None,
     script: Sequence[dict[str, Any]] = (),
     overrides: Sequence[str] = (),
+    allow_import: Sequence[str] = (),
 ) -> None:
     """Open the window on ``level`` (None: on the level picker) and run until it is closed.
 
@@ -334,7 +352,7 @@ def play(
     """
     # one window size for every level: the renderer fits the level's bounds inside it
     window = open_window(*WINDOW_SIZE, "Weft")
-    game = Game(window)
+    game = Game(window, allow_import=allow_import)
     if level is None:
         game.pick(selected=DEFAULT_LEVEL)
     else:

@@ -24,7 +24,7 @@ def max_stretch(stores: Stores) -> float:
     """Worst relative stretch ``|p_i - p_j| / rest - 1`` over alive constraints (0 when none)."""
     d = stores.distances
     m = d.count
-    alive = d.alive[:m]
+    alive = d.alive[:m] & (d.rest[:m] > 0.0)  # a link of no length has no stretch to speak of
     if not alive.any():
         return 0.0
     pos = stores.particles.pos
@@ -35,14 +35,26 @@ def max_stretch(stores: Stores) -> float:
 
 
 def state_hash(stores: Stores) -> str:
-    """sha256 of every particle position and box pose (float64 bytes): equal for bit-identical runs."""
+    """sha256 of every particle position, box pose and bone frame (float64 bytes): equal for
+    bit-identical runs. Bones count for keyframed characters, which have no particles."""
     n = stores.particles.count
     digest = hashlib.sha256(np.ascontiguousarray(stores.particles.pos[:n]).tobytes())
     boxes = stores.rigid
     if boxes.count:
         digest.update(np.ascontiguousarray(boxes.pos[: boxes.count]).tobytes())
         digest.update(np.ascontiguousarray(boxes.angle[: boxes.count]).tobytes())
+    bones = bone_frames()
+    if len(bones):
+        digest.update(np.ascontiguousarray(bones).tobytes())
     return digest.hexdigest()
+
+
+def bone_frames() -> np.ndarray:
+    """Every skeleton's bone frames, ``(bones, 2, 3)`` in entity order (empty without skeletons)."""
+    skeletons = sorted(esper.get_component(Skinned), key=lambda item: item[0])
+    if not skeletons:
+        return np.zeros((0, 2, 3))
+    return np.concatenate([skinned.skeleton.pose for _, skinned in skeletons])
 
 
 def box_moves(stores: Stores, last: np.ndarray) -> float:
@@ -86,6 +98,7 @@ class MetricsSystem(System):
     def __init__(self) -> None:
         self._last = np.zeros((0, 2))
         self._last_boxes = np.zeros((0, 3))
+        self._last_bones = np.zeros((0, 2, 3))
         self.moves: list[float] = []
         """Largest per-particle displacement of each frame, px."""
         self.overlaps: list[float] = []
@@ -95,6 +108,7 @@ class MetricsSystem(System):
         """Snapshot the positions the first frame will be compared with."""
         self._last = stores.particles.pos[: stores.particles.count].copy()
         self._last_boxes = box_poses(stores)
+        self._last_bones = bone_frames().copy()
         self.moves.clear()
         self.overlaps.clear()
 
@@ -120,6 +134,12 @@ class MetricsSystem(System):
         if stores.rigid.count:
             move = max(move, box_moves(stores, self._last_boxes))
             self._last_boxes = box_poses(stores)
+        bones = bone_frames()
+        if len(bones):
+            # a bone's origin moving, or its x axis turning (times a px of reach), is motion
+            if bones.shape == self._last_bones.shape:
+                move = max(move, float(np.abs(bones - self._last_bones).max()))
+            self._last_bones = bones.copy()
         self.moves.append(move)
         if len(self._last) == len(pos):
             self._last[:] = pos

@@ -135,7 +135,7 @@ def class_problems(cls: object) -> list[str]:
 def register(cls: S) -> S:
     """Class decorator: make the system ``cls`` available to levels under its ``name``.
 
-    Registering the same class again (its module imported or reloaded again) replaces it;
+    Registering the same class again (its module imported again) replaces it;
     a built-in's name or one another class holds raises ``RegistryError``.
     """
     problems = class_problems(cls)
@@ -156,7 +156,7 @@ def register(cls: S) -> S:
 
 
 def unregister(name: str) -> None:
-    """Forget the system registered as ``name`` (tests, hot reload); nothing if there is none."""
+    """Forget the system registered as ``name`` (tests use it); nothing if there is none."""
     _REGISTERED.pop(name, None)
 
 

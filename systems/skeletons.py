@@ -42,11 +42,26 @@ limits and limb limits pull on the same joints, a dozen or more (8 left it 0.09 
 LIMIT_SETTLED = 1e-4
 """rad: a sweep that found no joint further out than this ends them."""
 
+UNCHECKED_TEXELS = 8.0
+"""Texels of a vertex's way to a bone that visibility does not check (a grid vertex may lie up to a
+cell outside the drawn shape; 8 texels is a cell of the shipped grids, or two)."""
+
+VISIBILITY_BLOCK = 1024
+"""Vertices whose visibility is worked out at once (48 samples × bones each)."""
+
 LEAST_WEIGHT = 0.02
 """Automatic weights below this are dropped (the rest rescaled): a bone that far off only blurs."""
 
 PROBES_PER_JOINT = 4
 """Vertices the debug view marks around each probed joint."""
+
+
+class BoneError(ValueError):
+    """A bone that cannot be built as given; ``bone`` is its name."""
+
+    def __init__(self, bone: str, message: str) -> None:
+        super().__init__(message)
+        self.bone = bone
 
 
 @dataclass(frozen=True)
@@ -153,9 +168,21 @@ def hidden_bones(
 
     A forearm's vertices do not see the torso across the gap between
     them, so the torso gets no say in how they move; a shoulder's see
-    both. The first stretch of the way (a cell's width) is not checked: a
-    grid vertex may stand just outside the drawn shape.
+    both. The first ``UNCHECKED_TEXELS`` of the way are not checked: a grid
+    vertex may stand just outside the drawn shape. Vertices are taken a
+    block at a time, so memory stays bounded for fine grids.
     """
+    hidden = np.zeros((len(vertices), len(segments)), dtype=bool)
+    for start in range(0, len(vertices), VISIBILITY_BLOCK):
+        block = slice(start, start + VISIBILITY_BLOCK)
+        hidden[block] = _hidden_block(vertices[block], segments, alpha, rect)
+    return hidden
+
+
+def _hidden_block(
+    vertices: FloatArray, segments: FloatArray, alpha: FloatArray, rect: tuple[float, float, float, float]
+) -> npt.NDArray[np.bool_]:
+    """``hidden_bones`` for one block of vertices: 48 samples along each way, read from the alpha."""
     left, bottom, right, top = rect
     height, width = alpha.shape
     heads, tails = segments[:, 0], segments[:, 1]
@@ -171,9 +198,9 @@ def hidden_bones(
     col = np.clip((u * width).astype(np.int64), 0, width - 1)
     row = np.clip((v * height).astype(np.int64), 0, height - 1)
     clear = ~inside | (alpha[row, col] <= OPAQUE)
-    cell = max((right - left) / width, (top - bottom) / height) * 8.0
+    unchecked = max((right - left) / width, (top - bottom) / height) * UNCHECKED_TEXELS
     way = np.hypot(*(nearest - vertices[:, None, :]).transpose(2, 0, 1))
-    near_vertex = samples[..., 0] * way[..., None] < cell
+    near_vertex = samples[..., 0] * way[..., None] < unchecked
     return (clear & ~near_vertex).any(axis=2)
 
 
@@ -346,11 +373,21 @@ def _limits(
         u = joints[bone.head] - joints[before]
         v = joints[bone.tail] - joints[bone.head]
         bind = math.atan2(u[0] * v[1] - u[1] * v[0], u @ v)
+        lowest = max(-math.pi, bind + (bone.low if bone.low is not None else -2.0 * math.pi))
+        highest = min(math.pi, bind + (bone.high if bone.high is not None else 2.0 * math.pi))
+        if lowest > highest:
+            raise BoneError(
+                bone.name,
+                f"expected a range that stays within 180 degrees of the parent's direction, got "
+                f"{math.degrees(bind):.0f} degrees in the bind pose turned by "
+                f"{math.degrees(bone.low or 0.0):.0f} to {math.degrees(bone.high or 0.0):.0f}: "
+                "past the fold on both ends",
+            )
         a.append(before)
         b.append(bone.head)
         c.append(bone.tail)
-        low.append(max(-math.pi, bind + (bone.low if bone.low is not None else -2.0 * math.pi)))
-        high.append(min(math.pi, bind + (bone.high if bone.high is not None else 2.0 * math.pi)))
+        low.append(lowest)
+        high.append(highest)
     ints = [np.array(x, dtype=np.int64) for x in (a, b, c)]
     return ints[0], ints[1], ints[2], np.array(low), np.array(high)
 

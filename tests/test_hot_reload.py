@@ -140,7 +140,7 @@ def test_the_window_keeps_playing_through_a_broken_save_and_keeps_tool_and_pause
     from game.simulation import Simulation
     from game.window import PlayView
 
-    window = shared_window((1280, 720))
+    window = shared_window()
     view = PlayView(Session(Simulation.load(level_file)))
     window.show_view(view)
     view.watcher.interval = 0.0  # look at every update

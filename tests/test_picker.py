@@ -96,7 +96,7 @@ def game(tmp_path: Path):
     from game.offscreen import shared_window
     from game.window import Game
 
-    window = shared_window((1280, 720))
+    window = shared_window()
     game = Game(window, ThumbnailCache(tmp_path / "cache"))
     yield game
     window.show_view(arcade.View())

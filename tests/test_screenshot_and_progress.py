@@ -26,7 +26,7 @@ def test_f12_writes_a_new_png_next_to_the_level_never_overwriting(tmp_path: Path
 
     level = tmp_path / "cloth.toml"
     shutil.copy(DEFAULT_LEVEL, level)
-    window = shared_window((1280, 720))
+    window = shared_window()
     view = PlayView(Session(Simulation.load(level)))
     window.show_view(view)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import esper
 import numpy as np
@@ -328,3 +329,51 @@ def test_a_ragdoll_lands_on_cloth_boxes_and_balls_rather_than_through_them(world
         assert stick[:, 1].min() > 60.0 + 6.0 - 0.5  # on the crate's top face, by its joints' radius
     else:
         assert stick[:, 1].max() > 200.0  # hanging over the pegs
+
+
+@pytest.mark.parametrize(
+    "content", [b"not an image", (LEVELS_DIR / "textures" / "doll.png").read_bytes()[:3000]]
+)
+def test_a_skin_texture_that_is_not_a_whole_image_is_a_problem_not_a_traceback(
+    tmp_path: Path, content: bytes
+) -> None:
+    """A file that is not an image, or a PNG caught half saved (hot reload reads it mid-save)."""
+    (tmp_path / "textures").mkdir()
+    (tmp_path / "textures" / "doll.png").write_bytes(content)
+    level = tmp_path / "ragdoll.toml"
+    level.write_text(RAGDOLL.read_text())
+    with pytest.raises(LevelError) as error:
+        Simulation.load(level)
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "skin")
+    assert "expected a readable image for the skin's texture, got doll.png" in problem.message
+
+
+def test_a_keyframed_character_counts_in_the_hash_and_never_settles_while_it_moves() -> None:
+    sim = simulate(ARM)  # no particles at all: only its bones move
+    hashes = []
+    for _ in range(3):
+        sim.step(10)
+        hashes.append(sim.state_hash())
+    assert len(set(hashes)) == 3
+    assert sim.metrics()["settled_frame"] is None
+
+
+def test_limits_that_reach_past_the_fold_on_both_ends_and_zero_length_braces_are_refused() -> None:
+    # the forearm starts folded back at 170 degrees from the upper arm: turning it 20 to 30 degrees
+    # further would need a range beyond 180 at both ends, which no angle can meet
+    folded = ARM.replace('{ name = "hand", at = [200, 0] }', '{ name = "hand", at = [1.5, 17.4] }').replace(
+        '{ name = "fore", head = "elbow", tail = "hand" }',
+        '{ name = "fore", head = "elbow", tail = "hand", min_deg = 20, max_deg = 30 }',
+    )
+    with pytest.raises(LevelError) as error:
+        simulate(folded.replace('drive = "clip"', 'drive = "ragdoll"'))
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "bones", 1)
+    assert "within 180 degrees of the parent's direction" in problem.message
+
+    braced = STICK.format(x=600, y=500).replace("[skeleton.skin]", 'braces = [["a", "a"]]\n[skeleton.skin]')
+    with pytest.raises(LevelError) as error:
+        simulate(braced)
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "braces", 0)

@@ -588,3 +588,27 @@ def test_mutated_example_maps_run_or_fail_with_one_line_per_problem(
         rigid = sim.stores.rigid
         assert np.isfinite(sim.positions()).all()
         assert np.isfinite(rigid.pos[: rigid.count]).all() and np.isfinite(rigid.angle[: rigid.count]).all()
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"properties": props({"cloth": "x"})}, "map property cloth: expected a key of the level's settings"),
+        ({"properties": props({"boxes": 3})}, "map property boxes: expected a key of the level's settings"),
+        (
+            {"tilesets": [{"firstgid": 1, "source": "/dev/zero"}]},
+            "tilesets.0.source: expected a file in the map",
+        ),
+        (
+            {"tilesets": [{"firstgid": 1, "source": "../../etc/passwd"}]},
+            "expected a file in the map's folder",
+        ),
+    ],
+)
+def test_a_map_cannot_replace_a_body_table_or_reach_outside_its_folder(
+    tmp_path: Path, change: dict[str, Any], expected: str
+) -> None:
+    data = json.loads(EXAMPLE.read_text())
+    data.update(change)
+    (problem,) = problems_of(tmp_path, data)
+    assert expected in problem

@@ -19,7 +19,7 @@ from levels import DEFAULT_LEVEL  # noqa: E402
 
 @pytest.fixture
 def view():
-    window = shared_window((1280, 720))
+    window = shared_window()
     session = Session(Simulation.load(DEFAULT_LEVEL))
     play = PlayView(session)
     window.show_view(play)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import esper
 import numpy as np
@@ -38,7 +39,7 @@ from game.level.skeletons import SkeletonTable
 from systems.balls import add_circles, packed_centers
 from systems.boxes import build_boxes, pyramid_centers, stack_centers
 from systems.cloth import build_cloth
-from systems.skeletons import BoneSpec, MeshSpec, build_skeleton
+from systems.skeletons import BoneError, BoneSpec, MeshSpec, build_skeleton
 from systems.softbody import build_creature
 
 CIRCLE_ITERATIONS = 2
@@ -281,6 +282,10 @@ def skeleton_problems(level: LoadedLevel) -> list[Problem]:
     for k, table in enumerate(level.model.skeleton):
         try:
             skinned, _ = skeleton(Stores(), 0, table, level)
+        except BoneError as error:
+            bone = [bone.name for bone in table.bones].index(error.bone)
+            problems.append(Problem(label, ("skeleton", k, "bones", bone), str(error)))
+            continue
         except ValueError as error:
             problems.append(Problem(label, ("skeleton", k, "skin"), str(error)))
             continue
@@ -307,8 +312,13 @@ def _alpha(path: str) -> np.ndarray:
     """The image's alpha channel, 0-1, first row at the top."""
     from PIL import Image
 
-    with Image.open(path) as image:
-        return np.asarray(image.convert("RGBA"), dtype=np.float64)[..., 3] / 255.0
+    try:
+        with Image.open(path) as image:
+            return np.asarray(image.convert("RGBA"), dtype=np.float64)[..., 3] / 255.0
+    except (OSError, ValueError, Image.DecompressionBombError) as error:  # not an image, or half saved
+        raise ValueError(
+            f"expected a readable image for the skin's texture, got {Path(path).name}: {error}"
+        ) from None
 
 
 def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:

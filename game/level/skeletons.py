@@ -97,7 +97,7 @@ class SkinTable(Table):
         "unset: the joints' bounding box with `margin` around it.",
     )
     margin: float = Field(16.0, ge=0.0, le=500.0, description="px around the joints when `rect` is unset.")
-    grid: Annotated[list[Annotated[int, Field(ge=1, le=200)]], Field(min_length=2, max_length=2)] = Field(
+    grid: Annotated[list[Annotated[int, Field(ge=1, le=128)]], Field(min_length=2, max_length=2)] = Field(
         [16, 32],
         description="Cells across and down of the mesh laid over `rect`; cells where the texture is "
         "transparent are left out.",
@@ -291,6 +291,13 @@ class SkeletonTable(Table):
                     f"bones.{k}.min_deg" if bone.min_deg is not None else f"bones.{k}.max_deg",
                     "expected no angle limit on a root bone (it has no parent to turn against), got one",
                 )
+        for k, (a, b) in enumerate(self.braces):
+            if (
+                a in joints
+                and b in joints
+                and self.joints[joints.index(a)].at == self.joints[joints.index(b)].at
+            ):
+                raise AtKey(f"braces.{k}", f"expected two joints at two places, got {a!r} and {b!r} at one")
         for key, names in (("braces", [j for pair in self.braces for j in pair]), ("pinned", self.pinned)):
             for name in names:
                 if name not in joints:

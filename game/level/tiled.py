@@ -33,7 +33,7 @@ from pytiled_parser import tiled_object as shapes
 
 from game.level.problems import KeyPath, LevelError, Problem, file_label
 from game.level.schema import BoxesTable
-from game.level.tiled_check import is_int, is_number, map_shape_problems
+from game.level.tiled_check import external_file_problems, is_int, is_number, map_shape_problems
 from game.level.tiled_classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
 from systems.balls import lattice_capacity, packed_centers
 
@@ -169,6 +169,14 @@ class _Reader:
     def _map_property(self, name: str, value: Any) -> None:
         """A map property ``world.gravity`` (or a class-typed ``world``) sets that level key."""
         path: KeyPath = tuple(int(p) if p.isdigit() else p for p in name.split("."))
+        if path[0] in BODY_TABLES:
+            self._problem(
+                f"map property {name}",
+                (),
+                f"expected a key of the level's settings tables, got the body table {path[0]!r}: draw "
+                f"its bodies as objects (or write them in a TOML level)",
+            )
+            return
         if path[:2] == ("world", "bounds"):
             self._problem(
                 f"map property {name}",
@@ -571,6 +579,9 @@ class _Reader:
         self.level.problems.append(Problem(f"{self.level.label}: {where}", path, message))
 
 
+BODY_TABLES = ("cloth", "balls", "boxes", "creature", "skeleton", "system")
+"""Level tables that list bodies: objects fill them, a map property may not replace one."""
+
 _SHAPE = "the object's shape sets it; move, resize or turn the object instead"
 _ONE_BOX = "each box object is one box, drawn where it is"
 _REFUSED: dict[str, dict[str, str]] = {
@@ -631,6 +642,8 @@ def read_tiled(path: Path) -> TiledLevel:
             ]
         ) from None
     problems = map_shape_problems(data, label)
+    if not problems:
+        problems = external_file_problems(data, path.parent, label)
     if problems:
         raise LevelError(problems)
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from game.level.problems import Problem
@@ -187,3 +188,47 @@ def _key_problems(
         if key in data and not fits(data[key]):
             problems.append(Problem(where, (key,), f"expected {expected}, got {data[key]!r}"))
     return problems
+
+
+MAX_EXTERNAL_BYTES = 4_000_000
+"""Largest tileset or template file a map may name: far above any real one, far below harm."""
+
+
+def external_file_problems(data: dict[str, Any], folder: Path, label: str) -> list[Problem]:
+    """Tilesets and templates a map names must be files inside the map's folder, of sensible size.
+
+    A map is data that may come from anyone: ``"source": "/dev/zero"`` must not
+    have the reader read for ever, nor ``../../`` reach outside the level.
+    """
+    names = [
+        ("tilesets", k, "source")
+        for k, tileset in enumerate(data.get("tilesets") or [])
+        if isinstance(tileset, dict) and "source" in tileset
+    ]
+    named = [data["tilesets"][k]["source"] for _, k, _ in names]
+    for obj in _all_objects(data.get("layers") or []):
+        if "template" in obj:
+            names.append(("object", obj.get("id"), "template"))
+            named.append(obj["template"])
+    home = folder.resolve()
+    problems = []
+    for where, source in zip(names, named, strict=True):
+        target = (folder / str(source)).resolve()
+        if not isinstance(source, str) or not target.is_relative_to(home):
+            problems.append(Problem(label, where, f"expected a file in the map's folder, got {source!r}"))
+        elif not target.is_file() or target.stat().st_size > MAX_EXTERNAL_BYTES:
+            problems.append(
+                Problem(label, where, f"expected a tileset or template file under 4 MB, got {source!r}")
+            )
+    return problems
+
+
+def _all_objects(layers: list[Any]) -> list[dict[str, Any]]:
+    """Every object of every object layer, group layers descended."""
+    found = []
+    for layer in layers:
+        if not isinstance(layer, dict):
+            continue
+        found += [obj for obj in layer.get("objects") or [] if isinstance(obj, dict)]
+        found += _all_objects(layer.get("layers") or [])
+    return found

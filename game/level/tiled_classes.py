@@ -64,11 +64,6 @@ def _default(table: type[BaseModel], key: str) -> Any:
     return table.model_fields[key].default
 
 
-def _tiled_color(value: str) -> str:
-    """A level colour "#rrggbb" as Tiled writes colours: "#aarrggbb"."""
-    return "#ff" + value[1:]
-
-
 CLOTH = TiledClass(
     name="cloth",
     shapes=("rectangle",),

@@ -56,7 +56,7 @@ def joint_angles(
     c: npt.NDArray[np.int64],
     out: npt.NDArray[np.float64],
 ) -> None:
-    """θ of every joint into ``out`` ``(j,)`` (metrics, tests, the debug view)."""
+    """θ of every joint into ``out`` ``(j,)``: how far each is bent (the tests check limits with it)."""
     for j in range(a.shape[0]):
         out[j] = joint_angle(pos, a[j], b[j], c[j])
 
