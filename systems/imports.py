@@ -3,9 +3,11 @@
 A level file is data that may come from anyone; naming ``"module:attr"`` in it would run that
 module's code. So the import happens only when the module matches a pattern the user gave on
 the command line (``--allow-import PATTERN``, fnmatch style: ``my_plugin``, ``my_plugin.*``),
-and the object found is checked again by its own ``__module__``: an allowed module that merely
-re-exports a class from elsewhere does not let that other module in. Nothing in a level file
-can add a pattern.
+and the object found is checked again by its own ``__module__``: a class an allowed module
+merely re-exports from elsewhere is refused. Allowing a module trusts what importing it runs:
+its package's ``__init__`` and whatever it imports in turn (the second check refuses to use a
+foreign class; it cannot undo an import that already ran). Nothing in a level file can add a
+pattern.
 """
 
 from __future__ import annotations

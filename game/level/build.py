@@ -39,7 +39,8 @@ from game.level.skeletons import SkeletonTable
 from systems.balls import add_circles, packed_centers
 from systems.boxes import build_boxes, pyramid_centers, stack_centers
 from systems.cloth import build_cloth
-from systems.skeletons import BoneError, BoneSpec, MeshSpec, build_skeleton
+from systems.skeletons import BoneError, BoneSpec, build_skeleton
+from systems.skin_mesh import MeshSpec
 from systems.softbody import build_creature
 
 CIRCLE_ITERATIONS = 2
