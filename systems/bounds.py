@@ -13,6 +13,7 @@ class BoundsSystem(System):
 
     name = "bounds"
     stage = Stage.ITERATION
+    needs_particles = True
     after = ("distances",)
 
     def process(self, step: Step) -> None:
@@ -45,5 +46,6 @@ class ContainSystem(BoundsSystem):
 
     name = "contain"
     stage = Stage.SUBSTEP_END
+    needs_particles = True
     after = ()
     before = ("tear",)

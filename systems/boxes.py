@@ -355,6 +355,7 @@ class BoxParticleSystem(System):
 
     name = "box_particles"
     stage = Stage.ITERATION
+    needs_particles = True
     after = ("distances", "bounds", "collisions")
 
     def __init__(self) -> None:

@@ -120,6 +120,7 @@ class BroadphaseSystem(System):
 
     name = "broadphase"
     stage = Stage.SUBSTEP
+    needs_particles = True
     after = ("integrate", "pins", "fields")
 
     def process(self, step: Step) -> None:

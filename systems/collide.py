@@ -12,6 +12,7 @@ class CollisionSystem(System):
 
     name = "collisions"
     stage = Stage.ITERATION
+    needs_particles = True
     # after the walls: the floor's push then travels up a pile within one pass (pairs are
     # solved bottom row first), and a 60-layer pile settles with half the overlap
     after = ("distances", "bounds")

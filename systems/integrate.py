@@ -12,6 +12,7 @@ class IntegrateSystem(System):
 
     name = "integrate"
     stage = Stage.SUBSTEP
+    needs_particles = True
 
     def process(self, step: Step) -> None:
         settings = world.settings()

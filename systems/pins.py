@@ -45,6 +45,7 @@ class PinSystem(System):
 
     name = "pins"
     stage = Stage.SUBSTEP
+    needs_particles = True
     after = ("integrate",)
 
     def process(self, step: Step) -> None:

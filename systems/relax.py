@@ -19,6 +19,7 @@ class DistanceSystem(System):
 
     name = "distances"
     stage = Stage.ITERATION
+    needs_particles = True
 
     def __init__(self) -> None:
         self._general = True

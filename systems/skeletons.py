@@ -234,6 +234,7 @@ class JointLimitSystem(System):
 
     name = "joint_limits"
     stage = Stage.ITERATION
+    needs_particles = True
     after = ("distances", "bounds", "collisions", "box_particles")
 
     def process(self, step: Step) -> None:

@@ -160,6 +160,7 @@ class PressureSystem(System):
 
     name = "pressure"
     stage = Stage.ITERATION
+    needs_particles = True
     after = ("distances",)
     before = ("bounds",)
 
@@ -216,6 +217,7 @@ class PerimeterSystem(System):
 
     name = "perimeter"
     stage = Stage.SUBSTEP_END
+    needs_particles = True
     before = ("legs", "contain", "tear")
 
     def process(self, step: Step) -> None:
@@ -234,6 +236,7 @@ class UprightSystem(System):
 
     name = "upright"
     stage = Stage.FRAME_END
+    needs_particles = True
     before = ("metrics",)
 
     def process(self, step: Step) -> None:
@@ -257,6 +260,7 @@ class LegsSystem(System):
 
     name = "legs"
     stage = Stage.SUBSTEP_END
+    needs_particles = True
     after = ("perimeter",)
     before = ("contain", "tear")
 

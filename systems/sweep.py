@@ -12,6 +12,7 @@ class SweepSystem(System):
 
     name = "sweep"
     stage = Stage.SUBSTEP
+    needs_particles = True
     after = ("broadphase",)
 
     def process(self, step: Step) -> None:

@@ -20,6 +20,7 @@ class TearSystem(System):
 
     name = "tear"
     stage = Stage.SUBSTEP_END
+    needs_particles = True
 
     def process(self, step: Step) -> None:
         stores = world.stores()

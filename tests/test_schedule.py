@@ -110,3 +110,24 @@ def test_automatic_substeps_follow_the_finest_spacing() -> None:
     assert sheet(spacing=2.5).settings.resolved_substeps() == 5
     assert sheet(spacing=2).settings.resolved_substeps() == 6
     assert sheet(spacing=2, world="substeps = 3").settings.resolved_substeps() == 3
+
+
+def test_a_world_without_particles_skips_the_systems_that_only_act_on_particles() -> None:
+    from support.worlds import simulate
+
+    def particle_only(name: str, stage: Stage) -> System:
+        system = recorder(name, stage)
+        type(system).needs_particles = True
+        return system
+
+    boxes = simulate('[[boxes]]\nname = "crate"\nlayout = "list"\npositions = [[640, 20]]')
+    with_cloth = sheet()
+    for sim in (boxes, with_cloth):
+        sim.schedule.add(particle_only("particles_only", Stage.SUBSTEP))
+        sim.schedule.add(recorder("always", Stage.ITERATION))
+    Recorder.log = []
+    boxes.step()
+    assert {name for name, _, _ in Recorder.log} == {"always"}  # custom systems still run
+    Recorder.log = []
+    with_cloth.step()
+    assert {name for name, _, _ in Recorder.log} == {"particles_only", "always"}
