@@ -20,16 +20,13 @@ happened (the largest distance any box moved from where it started).
 from __future__ import annotations
 
 import math
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pymunk
 
-from bench.measure import SceneResult, measure_drawing
+from bench.measure import SceneResult, measure_drawing, median_frame_ms
 from game.simulation import Simulation
 
 LEVELS = Path(__file__).resolve().parent.parent / "levels"
@@ -71,7 +68,7 @@ def measure(scene: str, frames: int) -> SceneResult:
         friction = float(store.friction[0])
         rigid = sim.settings.rigid
         space, bodies = build_pymunk(start, store.half[:n].copy(), friction, sim.settings.gravity)
-        ms = timed(sim.step, duration)
+        ms = median_frame_ms(sim.step, duration, warmup=0)
         drift = float(np.linalg.norm(store.pos[:n] - start, axis=1).max())
         params: dict[str, Any] = {
             "boxes": n,
@@ -82,7 +79,7 @@ def measure(scene: str, frames: int) -> SceneResult:
         }
     finally:
         sim.close()
-    pymunk_ms = timed(lambda: space.step(FRAME_DT), duration)
+    pymunk_ms = median_frame_ms(lambda: space.step(FRAME_DT), duration, warmup=0)
     moved = np.array([tuple(body.position) for body in bodies]) - start
     params["pymunk_iterations"] = PYMUNK_ITERATIONS
     params["pymunk_drift_px"] = round(float(np.linalg.norm(moved, axis=1).max()), 3)
@@ -114,20 +111,10 @@ def asleep(path: Path, frames: int) -> tuple[float, int | None, float | None]:
             if store.asleep[: store.count].all():
                 slept_after = frame
                 break
-        ms = timed(sim.step, frames)
+        ms = median_frame_ms(sim.step, frames, warmup=0)
         return ms, slept_after, measure_drawing(sim, frames)
     finally:
         sim.close()
-
-
-def timed(step: Callable[[], None], frames: int) -> float:
-    """Median ms of ``frames`` calls of ``step``, every one timed (no warm-up: the first frames count too)."""
-    times = []
-    for _ in range(frames):
-        started = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - started) * 1e3)
-    return statistics.median(times)
 
 
 def build_pymunk(

@@ -19,14 +19,13 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 import pytest
-from support.pictures import LUMA, Picture, near
+from support.pictures import LUMA, Picture, draw_calls, near
 from support.worlds import simulate
 
 from game.level.fields import rgba
 from game.offscreen import Offscreen
 from game.session import Session
 from systems.draw.boxes import DEPTH_COLORS
-from systems.schedule import Step
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -241,30 +240,15 @@ def test_the_debug_view_dims_sleeping_boxes_and_tints_each_island_its_own_way(se
 
 
 def test_any_number_of_boxes_takes_one_draw_call_and_their_contacts_one_more(
-    sessions: Opened, monkeypatch: pytest.MonkeyPatch
+    sessions: Opened,
 ) -> None:
     counts = []
     for boxes in ('[[boxes]]\nlayout = "stack"\ncount = 1', '[[boxes]]\nlayout = "pyramid"\ncount = 10'):
         session, pictures = open_level(sessions, level(boxes))
         session.run(2)
         pictures.capture()
-        system = next(s for s in pictures.renderer.systems if s.name == "box_sprites")
-        geometry = type(pictures.ctx.geometry())
         for debug in (False, True):
             session.debug = debug
-            pictures.renderer.options.debug = debug
-            calls: list[int] = []
-
-            def counted(
-                self: object, *args: object, _render=geometry.render, _calls=calls, **kwargs: object
-            ) -> None:
-                _calls.append(1)
-                _render(self, *args, **kwargs)
-
-            monkeypatch.setattr(geometry, "render", counted)
-            with pictures.renderer.camera.activate():
-                system.process(Step(frame=session.sim.frame))
-            monkeypatch.undo()
-            counts.append((session.sim.stores.rigid.count, debug, len(calls)))
+            counts.append((session.sim.stores.rigid.count, debug, draw_calls(pictures, "box_sprites", debug)))
         assert session.sim.stores.contacts.count > 0
     assert counts == [(1, False, 1), (1, True, 2), (55, False, 1), (55, True, 2)]

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from PIL import Image
-from support.pictures import LUMA, Picture, near
+from support.pictures import LUMA, Picture, draw_calls, near
 from support.worlds import simulate
 
 from components.skinned import Skinned
@@ -34,7 +34,6 @@ from game.simulation import Simulation
 from levels import LEVELS_DIR
 from systems.draw.skins import BONE_COLORS, RIGID_DOT, SKINNED_COLOR, SKINNED_DOT, X_AXIS_COLOR, Y_AXIS_COLOR
 from systems.kernels.skinning import rigid_positions
-from systems.schedule import Step
 from systems.skeletons import joint_positions
 
 FloatArray = npt.NDArray[np.float64]
@@ -352,7 +351,7 @@ def test_the_debug_view_dims_the_skin_and_tints_it_by_its_weights(sessions: Open
 
 
 def test_any_number_of_characters_takes_one_draw_call_each_and_their_debug_marks_one_more(
-    sessions: Opened, monkeypatch: pytest.MonkeyPatch
+    sessions: Opened,
 ) -> None:
     counts = []
     for arms in (1, 3):
@@ -360,23 +359,8 @@ def test_any_number_of_characters_takes_one_draw_call_each_and_their_debug_marks
         session, pictures = open_level(sessions, level(*skeletons))
         session.run(2)
         pictures.capture()
-        system = next(s for s in pictures.renderer.systems if s.name == "skin_mesh")
-        geometry = type(pictures.ctx.geometry())
         for debug in (False, True):
-            pictures.renderer.options.debug = debug
-            calls: list[int] = []
-
-            def counted(
-                self: object, *args: object, _render=geometry.render, _calls=calls, **kwargs: object
-            ) -> None:
-                _calls.append(1)
-                _render(self, *args, **kwargs)
-
-            monkeypatch.setattr(geometry, "render", counted)
-            with pictures.renderer.camera.activate():
-                system.process(Step(frame=session.sim.frame))
-            monkeypatch.undo()
-            counts.append((arms, debug, len(calls)))
+            counts.append((arms, debug, draw_calls(pictures, "skin_mesh", debug)))
     assert counts == [(1, False, 1), (1, True, 2), (3, False, 3), (3, True, 4)]
 
 

@@ -12,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from systems.schedule import Step
+
 if TYPE_CHECKING:
     from game.offscreen import Offscreen
 
@@ -74,3 +76,29 @@ class Picture:
 def near(colors: FloatArray, target: npt.ArrayLike, within: float = CLOSE) -> npt.NDArray[np.bool_]:
     """Which colours ``(..., 3)`` lie within ``within`` (RGB distance) of ``target``."""
     return np.linalg.norm(colors - np.asarray(target, dtype=np.float64)[..., :3], axis=-1) < within
+
+
+def draw_calls(pictures: Offscreen, system_name: str, debug: bool = False) -> int:
+    """How many draw calls the drawing system ``system_name`` issues to draw its session once.
+
+    Counted by wrapping the GL geometry's ``render`` while the system draws (the
+    pictures must have been captured once, so its buffers exist).
+    """
+    system = next(s for s in pictures.renderer.systems if s.name == system_name)
+    geometry = type(pictures.ctx.geometry())
+    render = geometry.render
+    calls = 0
+
+    def counted(self: object, *args: object, **kwargs: object) -> None:
+        nonlocal calls
+        calls += 1
+        render(self, *args, **kwargs)
+
+    pictures.renderer.options.debug = debug
+    geometry.render = counted  # type: ignore[method-assign]
+    try:
+        with pictures.renderer.camera.activate():
+            system.process(Step(frame=pictures.session.sim.frame))
+    finally:
+        geometry.render = render  # type: ignore[method-assign]
+    return calls
