@@ -10,8 +10,8 @@ import numpy.typing as npt
 
 from components import REFERENCE_RADIUS, Balls, ParticleKind, Pour, Stores
 from systems import world
-from systems.fields import by_entity
 from systems.schedule import Stage, Step, System
+from systems.world import by_entity
 
 POURED = "poured"
 """The name of the ball set poured circles join (made on the first pour)."""

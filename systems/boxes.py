@@ -10,13 +10,13 @@ import numpy.typing as npt
 from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores, WorldSettings
 from components.tools import NOTHING
 from systems import world
-from systems.fields import by_entity
 from systems.kernels.box_contacts import collide_boxes, remember_impulses
 from systems.kernels.box_grid import bin_boxes, box_pairs
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
 from systems.kernels.box_solver import step_boxes
 from systems.schedule import Stage, Step, System
+from systems.world import by_entity
 
 SPECULATIVE_SLOPS = 4.0
 """Contacts are found this many slops (at least ``MIN_SPECULATIVE`` px) before the boxes touch,

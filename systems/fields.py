@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import esper
-
 from components import Blasts, ForceField
 from systems import world
 from systems.kernels.fields import blast, kick_boxes, push_radially
 from systems.schedule import Stage, Step, System
-
-
-def by_entity(component: type) -> list:
-    """esper's (entity, component) pairs sorted by entity: esper's own order is hash order."""
-    return sorted(esper.get_component(component), key=lambda item: item[0])
 
 
 class FieldSystem(System):
@@ -23,7 +16,7 @@ class FieldSystem(System):
     after = ("integrate", "pins")
 
     def process(self, step: Step) -> None:
-        fields = [field for _, field in by_entity(ForceField) if field.active and field.force != 0.0]
+        fields = [field for _, field in world.by_entity(ForceField) if field.active and field.force != 0.0]
         if not fields:
             return
         stores = world.stores()
@@ -57,7 +50,7 @@ class BlastSystem(System):
         stores = world.stores()
         particles, boxes = stores.particles, stores.rigid
         n, m = particles.count, boxes.count
-        for _, blasts in by_entity(Blasts):
+        for _, blasts in world.by_entity(Blasts):
             for x, y, reach, impulse in blasts.pending:
                 blast(
                     particles.pos[:n],

@@ -6,8 +6,8 @@ import math
 
 from components import Shake
 from systems import world
-from systems.fields import by_entity
 from systems.schedule import Stage, Step, System
+from systems.world import by_entity
 
 
 class ShakeSystem(System):

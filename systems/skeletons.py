@@ -20,13 +20,13 @@ from components import DistanceMode, ParticleKind, Stores
 from components.skeleton import skeleton_from_segments
 from components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from systems import world
-from systems.fields import by_entity
 from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
 from systems.kernels.joint_limits import limit_joint_angles
 from systems.kernels.skinning import skin_matrices, skin_normals, skin_vertices
 from systems.pins import pin
 from systems.schedule import Stage, Step, System
 from systems.skin_mesh import MeshSpec, make_skin, probe_vertices
+from systems.world import by_entity
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -9,9 +9,9 @@ import numpy as np
 
 from components import CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
 from systems import world
-from systems.fields import by_entity
 from systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
 from systems.schedule import Stage, Step, System
+from systems.world import by_entity
 
 PUFFINESS = 1.5
 """Target area over the built circle's: more than any ring of that perimeter can enclose (the circle

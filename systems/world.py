@@ -1,4 +1,4 @@
-"""The one helper through which systems reach the world entity's components."""
+"""How systems reach the world entity's components, and every entity's, in a reproducible order."""
 
 from __future__ import annotations
 
@@ -20,3 +20,8 @@ def stores() -> Stores:
 def clock() -> Clock:
     """The frame counter of the active world."""
     return esper.get_component(Clock)[0][1]
+
+
+def by_entity(component: type) -> list:
+    """esper's (entity, component) pairs sorted by entity: esper's own order is hash order."""
+    return sorted(esper.get_component(component), key=lambda item: item[0])

@@ -42,6 +42,7 @@ from systems.cloth import build_cloth
 from systems.skeletons import BoneError, BoneSpec, build_skeleton
 from systems.skin_mesh import MeshSpec
 from systems.softbody import build_creature
+from systems.world import by_entity
 
 CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""
@@ -340,9 +341,9 @@ def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:
 
 def cloths() -> list[tuple[int, Cloth]]:
     """Every cloth of the active world, in creation (level) order."""
-    return sorted(esper.get_component(Cloth), key=lambda item: item[0])
+    return by_entity(Cloth)
 
 
 def box_sets() -> list[tuple[int, Boxes]]:
     """Every box set of the active world, in creation (level) order."""
-    return sorted(esper.get_component(Boxes), key=lambda item: item[0])
+    return by_entity(Boxes)

@@ -51,8 +51,8 @@ from components import Boxes, ContactStore, RigidStore
 from systems import world
 from systems.draw.options import DrawOptions
 from systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch
-from systems.fields import by_entity
 from systems.schedule import Stage, Step, System
+from systems.world import by_entity
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry

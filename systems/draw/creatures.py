@@ -46,9 +46,9 @@ from systems.draw.fills import FillBatch, fan_triangles, fan_vertices
 from systems.draw.options import DrawOptions
 from systems.draw.splines import closed_spline, open_spline_matrix
 from systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, polyline_rows
-from systems.fields import by_entity
 from systems.schedule import Stage, Step, System
 from systems.softbody import head_line
+from systems.world import by_entity
 
 if TYPE_CHECKING:
     from arcade.gl import Context

@@ -63,9 +63,9 @@ from components.skinned import Skinned
 from systems.draw.options import DrawOptions
 from systems.draw.strokes import StrokeBatch, segments
 from systems.draw.textures import upload_mipmaps
-from systems.fields import by_entity
 from systems.kernels.skinning import rigid_positions
 from systems.schedule import Stage, Step, System
+from systems.world import by_entity
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry, Texture2D
