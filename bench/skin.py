@@ -20,7 +20,7 @@ from components.skeleton import Skeleton, skeleton_from_segments
 from components.skin import SkinnedMesh, make_skinned_mesh
 from systems.kernels.bone_weights import automatic_weights
 from systems.kernels.bones import local_from_angles, pose_from_local
-from systems.kernels.skinning import skin_matrices, skin_normals, skin_vertices, skin_vertices_naive
+from systems.kernels.skinning import skin_matrices, skin_mesh, skin_vertices_naive
 
 BONES = 20
 SIDE = 100
@@ -60,8 +60,15 @@ def run(frames: int) -> SceneResult:
 
     def frame() -> None:
         skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
-        skin_vertices(mesh.bind_positions, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.positions)
-        skin_normals(mesh.bind_normals, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.normals)
+        skin_mesh(
+            mesh.bind_positions,
+            mesh.bind_normals,
+            mesh.bone_indices,
+            mesh.weights,
+            skeleton.skinning,
+            mesh.positions,
+            mesh.normals,
+        )
 
     reference = np.empty_like(mesh.positions)
 

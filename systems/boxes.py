@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -11,12 +12,15 @@ from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidSto
 from components.tools import NOTHING
 from systems import world
 from systems.kernels.box_contacts import collide_boxes, remember_impulses
-from systems.kernels.box_grid import bin_boxes, box_pairs
+from systems.kernels.box_grid import box_pairs
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
 from systems.kernels.box_solver import step_boxes
+from systems.kernels.grid import bin_points
 from systems.schedule import Stage, Step, System
 from systems.world import by_entity
+
+IntArray = npt.NDArray[np.int64]
 
 SPECULATIVE_SLOPS = 4.0
 """Contacts are found this many slops (at least ``MIN_SPECULATIVE`` px) before the boxes touch,
@@ -121,14 +125,17 @@ def bin_grid(
         grid.order = np.zeros(len(store.pos), dtype=np.int64)
         grid.cell_of = np.zeros(len(store.pos), dtype=np.int64)
     grid.cell, grid.left, grid.bottom, grid.cols, grid.rows = cell, left, bottom, cols, rows
-    bin_boxes(store.pos[:n], left, bottom, cell, cols, rows, grid.cell_of, grid.cell_start, grid.order)
+    every = np.ones(n, dtype=np.bool_)  # every box centre is binned
+    bin_points(
+        store.pos[:n], every, left, bottom, cell, cols, rows, grid.cell_of, grid.cell_start, grid.order
+    )
 
 
 def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> None:
     """List the box pairs that may touch in this step into ``grid.pair_a``/``pair_b``."""
     n = store.count
-    while True:
-        found = box_pairs(
+    grid.pair_count, grid.pair_a, grid.pair_b = fill_pairs(
+        lambda a, b: box_pairs(
             store.pos[:n],
             store.angle[:n],
             store.half[:n],
@@ -139,14 +146,25 @@ def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.
             grid.cell_of,
             grid.cell_start,
             grid.order,
-            grid.pair_a,
-            grid.pair_b,
-        )
-        if found <= len(grid.pair_a):
-            break
-        grid.pair_a = np.zeros(2 * found, dtype=np.int64)
-        grid.pair_b = np.zeros(2 * found, dtype=np.int64)
-    grid.pair_count = found
+            a,
+            b,
+        ),
+        grid.pair_a,
+        grid.pair_b,
+    )
+
+
+def fill_pairs(
+    find: Callable[[IntArray, IntArray], int], first: IntArray, second: IntArray
+) -> tuple[int, IntArray, IntArray]:
+    """Run ``find``, which writes pairs into the two arrays and returns how many there are, with the
+    arrays grown to twice that count until they hold them all; the count and the arrays used."""
+    while True:
+        found = find(first, second)
+        if found <= len(first):
+            return found, first, second
+        first = np.zeros(2 * found, dtype=np.int64)
+        second = np.zeros(2 * found, dtype=np.int64)
 
 
 def wall_planes(settings: WorldSettings) -> npt.NDArray[np.float64]:
@@ -401,8 +419,8 @@ class BoxParticleSystem(System):
         store, particles, grid = stores.rigid, stores.particles, self._grid
         n, count = store.count, particles.count
         bin_grid(grid, store, world.settings().walls, store.max_half + particles.max_radius + PARTICLE_MARGIN)
-        while True:
-            found = list_near_boxes(
+        self._count, self._particle, self._box = fill_pairs(
+            lambda near, box: list_near_boxes(
                 particles.pos[:count],
                 particles.radius[:count],
                 particles.kind[:count],
@@ -417,11 +435,9 @@ class BoxParticleSystem(System):
                 grid.rows,
                 grid.cell_start,
                 grid.order,
-                self._particle,
-                self._box,
-            )
-            if found <= len(self._particle):
-                break
-            self._particle = np.zeros(2 * found, dtype=np.int64)
-            self._box = np.zeros(2 * found, dtype=np.int64)
-        self._count = found
+                near,
+                box,
+            ),
+            self._particle,
+            self._box,
+        )

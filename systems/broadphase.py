@@ -8,7 +8,7 @@ import numpy as np
 
 from components import Broadphase, ParticleStore
 from systems import world
-from systems.kernels.grid import bin_particles, find_pairs
+from systems.kernels.grid import bin_points, find_pairs
 from systems.kernels.measure import longest_move
 from systems.kernels.sweep import any_fast_circle
 from systems.schedule import Stage, Step, System
@@ -44,7 +44,7 @@ def bin_grid(
     broadphase.cell, broadphase.left, broadphase.bottom = cell, left, bottom
     broadphase.cols, broadphase.rows, broadphase.margin = cols, rows, margin
     collidable = (particles.kind[:n] != 0) | (particles.radius[:n] > 0.0)
-    broadphase.count = bin_particles(
+    broadphase.count = bin_points(
         particles.pos[:n],
         collidable,
         left,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components import Blasts, ForceField
+from components import Blasts, ForceField, RigidStore
 from systems import world
 from systems.kernels.fields import blast, kick_boxes, push_radially
 from systems.schedule import Stage, Step, System
@@ -27,17 +27,7 @@ class FieldSystem(System):
                 particles.pos[:n], particles.inv_mass[:n], *field.center, field.reach, field.force, step.dt
             )
             if m:
-                kick_boxes(
-                    boxes.pos[:m],
-                    boxes.vel[:m],
-                    boxes.inv_mass[:m],
-                    boxes.asleep[:m],
-                    boxes.island[:m],
-                    boxes.sleep_time[:m],
-                    *field.center,
-                    field.reach,
-                    field.force * step.dt,
-                )
+                kick(boxes, *field.center, field.reach, field.force * step.dt)
 
 
 class BlastSystem(System):
@@ -63,16 +53,23 @@ class BlastSystem(System):
                     step.dt,
                 )
                 if m:
-                    kick_boxes(
-                        boxes.pos[:m],
-                        boxes.vel[:m],
-                        boxes.inv_mass[:m],
-                        boxes.asleep[:m],
-                        boxes.island[:m],
-                        boxes.sleep_time[:m],
-                        x,
-                        y,
-                        reach,
-                        impulse,
-                    )
+                    kick(boxes, x, y, reach, impulse)
             blasts.pending.clear()
+
+
+def kick(boxes: RigidStore, x: float, y: float, reach: float, impulse: float) -> None:
+    """Push the boxes within ``reach`` of (x, y) outward by ``impulse`` per unit mass, falling off
+    with distance; a box kicked awake wakes its island."""
+    m = boxes.count
+    kick_boxes(
+        boxes.pos[:m],
+        boxes.vel[:m],
+        boxes.inv_mass[:m],
+        boxes.asleep[:m],
+        boxes.island[:m],
+        boxes.sleep_time[:m],
+        x,
+        y,
+        reach,
+        impulse,
+    )

@@ -22,7 +22,7 @@ from components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from systems import world
 from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
 from systems.kernels.joint_limits import limit_joint_angles
-from systems.kernels.skinning import skin_matrices, skin_normals, skin_vertices
+from systems.kernels.skinning import skin_matrices, skin_mesh
 from systems.pins import pin
 from systems.schedule import Stage, Step, System
 from systems.skin_mesh import MeshSpec, make_skin, probe_vertices
@@ -303,5 +303,12 @@ def skin(skinned: Skinned) -> None:
     """Skin the mesh in the skeleton's current pose (positions and outline normals)."""
     skeleton, mesh = skinned.skeleton, skinned.mesh
     skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
-    skin_vertices(mesh.bind_positions, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.positions)
-    skin_normals(mesh.bind_normals, mesh.bone_indices, mesh.weights, skeleton.skinning, mesh.normals)
+    skin_mesh(
+        mesh.bind_positions,
+        mesh.bind_normals,
+        mesh.bone_indices,
+        mesh.weights,
+        skeleton.skinning,
+        mesh.positions,
+        mesh.normals,
+    )

@@ -17,7 +17,7 @@ from systems.kernels.bounds import clamp_to_bounds
 from systems.kernels.collide import collide_pairs
 from systems.kernels.distance import relax_distances, relax_rigid_distances
 from systems.kernels.fields import blast, push_radially
-from systems.kernels.grid import bin_particles, find_pairs
+from systems.kernels.grid import bin_points, find_pairs
 from systems.kernels.measure import deepest_overlap, longest_move
 from systems.kernels.pins import place_pins
 from systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
@@ -64,7 +64,7 @@ def warm_kernels() -> None:
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)
-    bin_particles(pos, np.ones(2, dtype=np.bool_), -100.0, -100.0, 100.0, 2, 2, cell_of, cell_start, order)
+    bin_points(pos, np.ones(2, dtype=np.bool_), -100.0, -100.0, 100.0, 2, 2, cell_of, cell_start, order)
     pair_i = np.zeros(4, dtype=np.uint32)
     pair_j = np.zeros(4, dtype=np.uint32)
     find_pairs(

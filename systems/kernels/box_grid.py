@@ -24,36 +24,6 @@ def extent(angle: float, hx: float, hy: float) -> tuple[float, float]:
 
 
 @numba.njit(cache=True)
-def bin_boxes(
-    pos: npt.NDArray[np.float64],
-    left: float,
-    bottom: float,
-    cell: float,
-    cols: int,
-    rows: int,
-    cell_of: npt.NDArray[np.int64],
-    cell_start: npt.NDArray[np.int64],
-    order: npt.NDArray[np.int64],
-) -> None:
-    """Counting-sort boxes by the cell of their centre (clamped to the grid), ascending within a cell."""
-    cells = cols * rows
-    cell_start[:] = 0
-    for k in range(pos.shape[0]):
-        cx = min(max(int((pos[k, 0] - left) / cell), 0), cols - 1)
-        cy = min(max(int((pos[k, 1] - bottom) / cell), 0), rows - 1)
-        c = cy * cols + cx
-        cell_of[k] = c
-        cell_start[c + 1] += 1
-    for c in range(cells):
-        cell_start[c + 1] += cell_start[c]
-    fill = cell_start[:cells].copy()
-    for k in range(pos.shape[0]):
-        c = cell_of[k]
-        order[fill[c]] = k
-        fill[c] += 1
-
-
-@numba.njit(cache=True)
 def box_pairs(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],

@@ -11,7 +11,7 @@ RING = 2  # ParticleKind.RING
 
 
 @numba.njit(cache=True)
-def bin_particles(
+def bin_points(
     pos: npt.NDArray[np.float64],
     collidable: npt.NDArray[np.bool_],
     left: float,
@@ -23,9 +23,9 @@ def bin_particles(
     cell_start: npt.NDArray[np.uint32],
     order: npt.NDArray[np.uint32],
 ) -> int:
-    """Counting-sort the collidable particles by grid cell; return how many were binned.
+    """Counting-sort the collidable points (particles, box centres) by grid cell; return how many.
 
-    ``cell_of[k]`` gets particle k's cell (row-major, clamped to the grid, -1
+    ``cell_of[k]`` gets point k's cell (row-major, clamped to the grid, -1
     when not collidable); ``cell_start`` ``(cols * rows + 1,)`` the prefix sums;
     ``order`` the particle indices cell by cell, ascending within a cell, so
     the result depends on positions only, never on earlier frames.

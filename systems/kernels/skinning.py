@@ -4,7 +4,7 @@ For a vertex at ``p`` in the bind pose with bones ``k`` and weights
 ``w_k`` (summing to 1), the skinned position is ``Σ w_k · S_k · p`` with
 ``S_k = pose_k ∘ bind_k⁻¹`` (Magnenat-Thalmann et al. 1988; the name
 "linear blend skinning" is from Lewis et al. 2000). The sum can be taken
-over matrices or over positions: ``skin_vertices`` blends the matrices and
+over matrices or over positions: ``skin_mesh`` blends the matrices and
 transforms once, ``skin_vertices_naive`` keeps the textbook form as the
 reference the tests compare it with.
 """
@@ -33,20 +33,28 @@ def skin_matrices(
 
 
 @numba.njit(cache=True)
-def skin_vertices(
+def skin_mesh(
     bind_positions: npt.NDArray[np.float64],
+    bind_normals: npt.NDArray[np.float64],
     indices: npt.NDArray[np.int32],
     weights: npt.NDArray[np.float64],
     matrices: npt.NDArray[np.float64],
-    out: npt.NDArray[np.float64],
+    positions: npt.NDArray[np.float64],
+    normals: npt.NDArray[np.float64],
 ) -> None:
-    """Skinned positions: ``out[v] = (Σ_s weights[v, s] · matrices[indices[v, s]]) · bind_positions[v]``.
+    """Skinned positions and outline normals, each vertex's matrices blended once for both.
 
-    One pass over the vertex's four slots, the blend held in six locals and
-    no temporary arrays: the loop runs at memory speed. Unused slots
-    (weight 0) are blended too; a branch per slot would cost more than it saves.
-    Shapes: ``bind_positions``, ``out`` ``(v, 2)``; ``indices``, ``weights``
-    ``(v, 4)``; ``matrices`` ``(n, 2, 3)`` from ``skin_matrices``.
+    ``positions[v] = (Σ_s weights[v, s] · matrices[indices[v, s]]) · bind_positions[v]``: one
+    pass over the vertex's four slots, the blend held in six locals and no temporary arrays.
+    Unused slots (weight 0) are blended too; a branch per slot would cost more than it saves.
+
+    ``normals[v]`` is the bind normal times the blend's linear part, renormalised: exact whenever
+    the bones' matrices are rotations (particle-driven bones, keyframes without scale), as a
+    weighted sum of 2D rotations is a rotation times a scale. Under non-uniform scale or shear
+    the exact map would be the inverse transpose; outline shading does not need that. A normal
+    that vanishes (an interior vertex's zero normal, or a blend of opposite rotations) is zero.
+    Shapes: ``bind_*``, ``positions``, ``normals`` ``(v, 2)``; ``indices``, ``weights`` ``(v, 4)``;
+    ``matrices`` ``(n, 2, 3)`` from ``skin_matrices``.
     """
     for v in range(bind_positions.shape[0]):
         m00 = m01 = m02 = m10 = m11 = m12 = 0.0
@@ -61,48 +69,19 @@ def skin_vertices(
             m12 += w * matrices[k, 1, 2]
         x = bind_positions[v, 0]
         y = bind_positions[v, 1]
-        out[v, 0] = m00 * x + m01 * y + m02
-        out[v, 1] = m10 * x + m11 * y + m12
-
-
-@numba.njit(cache=True)
-def skin_normals(
-    bind_normals: npt.NDArray[np.float64],
-    indices: npt.NDArray[np.int32],
-    weights: npt.NDArray[np.float64],
-    matrices: npt.NDArray[np.float64],
-    out: npt.NDArray[np.float64],
-) -> None:
-    """Skinned outline normals: each bind normal times the blended linear part, renormalised.
-
-    Exact whenever the bones' matrices are rotations (particle-driven bones,
-    keyframes without scale): a weighted sum of 2D rotations is a rotation
-    times a scale, which renormalising removes. Under non-uniform scale or
-    shear the exact map would be the inverse transpose; outline shading
-    does not need that. A normal that vanishes (an interior vertex's zero
-    normal, or a blend of opposite rotations) is written as zero.
-    Shapes: as ``skin_vertices``.
-    """
-    for v in range(bind_normals.shape[0]):
-        m00 = m01 = m10 = m11 = 0.0
-        for s in range(indices.shape[1]):
-            w = weights[v, s]
-            k = indices[v, s]
-            m00 += w * matrices[k, 0, 0]
-            m01 += w * matrices[k, 0, 1]
-            m10 += w * matrices[k, 1, 0]
-            m11 += w * matrices[k, 1, 1]
+        positions[v, 0] = m00 * x + m01 * y + m02
+        positions[v, 1] = m10 * x + m11 * y + m12
         x = bind_normals[v, 0]
         y = bind_normals[v, 1]
         nx = m00 * x + m01 * y
         ny = m10 * x + m11 * y
         length = math.sqrt(nx * nx + ny * ny)
         if length > 1e-12:
-            out[v, 0] = nx / length
-            out[v, 1] = ny / length
+            normals[v, 0] = nx / length
+            normals[v, 1] = ny / length
         else:
-            out[v, 0] = 0.0
-            out[v, 1] = 0.0
+            normals[v, 0] = 0.0
+            normals[v, 1] = 0.0
 
 
 def rigid_positions(
@@ -127,7 +106,7 @@ def skin_vertices_naive(
     matrices: npt.NDArray[np.float64],
     out: npt.NDArray[np.float64],
 ) -> None:
-    """The reference for ``skin_vertices``: the rigid positions per bone, then their weighted average.
+    """The reference for ``skin_mesh``'s positions: the rigid positions per bone, then their weighted average.
 
     Plain numpy, and the sum taken the other way round (over positions, not
     matrices), so that agreement between the two means something.
