@@ -146,8 +146,6 @@ class Simulation:
             fresh = world_settings(self.level.model)
             fresh.wall_offset, fresh.wall_velocity = settings.wall_offset, settings.wall_velocity
             vars(settings).update(vars(fresh))
-            if len(path) > 1 and path[1] in ("rigid", "gravity"):
-                wake_all(self.stores.rigid)  # sleepers settled under the old rules: let them show the new
             return False
         if path[0] == "cloth" and len(path) >= 3 and isinstance(path[1], int):
             entity, cloth = cloths()[path[1]]

@@ -250,8 +250,8 @@ class BoxStepSystem(System):
 
     The solver runs ``ceil(substeps / particle substeps)`` substeps of its
     own per call, so a frame gets about ``[world.rigid] substeps`` of them
-    whatever the particles need. Gravity turning or walls moving wake every
-    box: the world they settled in changed.
+    whatever the particles need. Gravity turning, a solver setting changing
+    or the walls moving wake every box: the world they settled in changed.
     """
 
     name = "boxes"
@@ -260,7 +260,8 @@ class BoxStepSystem(System):
     before = ("broadphase",)
 
     def __init__(self) -> None:
-        self._gravity: tuple[float, float] | None = None
+        self._rules: tuple[object, ...] | None = None
+        """Gravity and the solver settings the boxes last moved under."""
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -272,10 +273,11 @@ class BoxStepSystem(System):
         rigid = settings.rigid
         if not rigid.sleeping and store.asleep[:n].any():
             wake_all(store)
-        if settings.gravity != self._gravity or settings.wall_velocity != (0.0, 0.0):
-            if self._gravity is not None:
-                wake_all(store)
-            self._gravity = settings.gravity
+        rules = (settings.gravity, *vars(rigid).values())
+        if rules != self._rules or settings.wall_velocity != (0.0, 0.0):
+            if self._rules is not None:
+                wake_all(store)  # sleepers settled under the old rules (or moving walls): show the new
+            self._rules = rules
         spring_body, spring = held_box(store)
         if spring_body != NOTHING:
             wake(store, spring_body)

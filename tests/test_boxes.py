@@ -182,10 +182,21 @@ def test_changing_a_solver_setting_wakes_the_sleepers_so_they_show_it() -> None:
     sim.set("world.rigid.correction", "none")
     sim.set("world.rigid.iterations", 1)
     sim.set("world.rigid.substeps", 1)
-    assert not rigid.asleep[: rigid.count].any()
+    sim.step()
+    assert not rigid.asleep[: rigid.count].any()  # the box step saw the rules change and woke them
     sim.step(120)
     # without correction, one pass a frame lets the stack sink in (as in the sinking test above)
     assert (sim.positions("stack")[:, 1] < heights - 0.2).any()
+
+
+def test_turning_gravity_wakes_the_sleepers_however_it_is_set() -> None:
+    sim = boxes(stack(3), sleeping=True)
+    sim.step(90)
+    rigid = sim.stores.rigid
+    assert rigid.asleep[: rigid.count].all()
+    sim.settings.gravity = (300.0, -GRAVITY)  # straight on the settings, as a custom system might
+    sim.step()
+    assert not rigid.asleep[: rigid.count].any()
 
 
 def test_two_runs_of_the_pyramid_are_bit_identical() -> None:
