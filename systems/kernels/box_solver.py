@@ -26,9 +26,14 @@ Points still apart (``s > 0``, speculative) may close the gap in one
 substep and no more, under every correction.
 
 Inside a call the walls are one more body, index ``n``: it never moves
-under impulses, only translates at the walls' velocity. The per-point
-loops are written out flat: a call to a helper that takes arrays costs
-about 100 ns in numba (reference counts), more than the point's own work.
+under impulses, only translates at the walls' velocity; index ``n + 1`` is
+a body that never moves at all, for the empty lanes of a batch.
+
+A pass runs over batches of ``LANES`` manifolds that share no moving box
+(``box_batches``): each batch's four lanes are four independent chains of
+arithmetic the core runs side by side, where one contact at a time waits
+for the last one's result. Within a lane, a manifold's points take their
+normal impulse then their friction impulse in turn, as Box2D-lite does.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ import math
 import numba
 import numpy as np
 import numpy.typing as npt
+
+from systems.kernels.box_batches import LANES, group_manifolds, pack_batches
 
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
@@ -65,45 +72,156 @@ def softness(hertz: float, zeta: float, h: float) -> tuple[float, float, float]:
     return omega / a1, a2 * a3, a3
 
 
+NX, NY, RAX, RAY, RBX, RBY, NORMAL_MASS, TANGENT_MASS, BASE = range(9)
+"""A point's constants for the call, by field: normal, anchors on a and b (from their centres),
+effective masses along the normal and the tangent, and its gap less how its anchors lay apart."""
+FIELDS = 9
+
+
 @numba.njit(cache=True)
 def _measure_gaps(
-    c_a: npt.NDArray[np.int64],
-    c_b: npt.NDArray[np.int64],
-    normal: npt.NDArray[np.float64],
-    anchor: npt.NDArray[np.float64],
-    base: npt.NDArray[np.float64],
-    moved: npt.NDArray[np.float64],
-    turned: npt.NDArray[np.float64],
-    turn: npt.NDArray[np.float64],
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    con: npt.NDArray[np.float64],
+    delta: npt.NDArray[np.float64],
     gap: npt.NDArray[np.float64],
 ) -> None:
     """Each point's gap now: its gap when found, plus how its two anchors moved apart along the normal.
 
-    ``turn`` ``(n + 1, 2)`` is scratch for each body's cosine and sine of ``turned``.
+    ``delta`` ``(n + 2, 4)`` holds each body's move and the cosine and sine
+    of its turn since the call began.
     """
-    for i in range(turned.shape[0]):
-        turn[i, 0] = math.cos(turned[i])
-        turn[i, 1] = math.sin(turned[i])
-    for k in range(c_a.shape[0]):
-        a = c_a[k]
-        b = c_b[k]
-        ca = turn[a, 0]
-        sa = turn[a, 1]
-        cb = turn[b, 0]
-        sb = turn[b, 1]
-        dx = (
-            moved[b, 0]
-            + cb * anchor[k, 2]
-            - sb * anchor[k, 3]
-            - (moved[a, 0] + ca * anchor[k, 0] - sa * anchor[k, 1])
-        )
-        dy = (
-            moved[b, 1]
-            + sb * anchor[k, 2]
-            + cb * anchor[k, 3]
-            - (moved[a, 1] + sa * anchor[k, 0] + ca * anchor[k, 1])
-        )
-        gap[k] = dx * normal[k, 0] + dy * normal[k, 1] + base[k]
+    for t in range(lane_a.shape[0]):
+        for lane in range(LANES):
+            a = lane_a[t, lane]
+            b = lane_b[t, lane]
+            for p in range(2):
+                rax = con[t, p, RAX, lane]
+                ray = con[t, p, RAY, lane]
+                rbx = con[t, p, RBX, lane]
+                rby = con[t, p, RBY, lane]
+                dx = (
+                    delta[b, 0]
+                    + delta[b, 2] * rbx
+                    - delta[b, 3] * rby
+                    - (delta[a, 0] + delta[a, 2] * rax - delta[a, 3] * ray)
+                )
+                dy = (
+                    delta[b, 1]
+                    + delta[b, 3] * rbx
+                    + delta[b, 2] * rby
+                    - (delta[a, 1] + delta[a, 3] * rax + delta[a, 2] * ray)
+                )
+                gap[t, p, lane] = dx * con[t, p, NX, lane] + dy * con[t, p, NY, lane] + con[t, p, BASE, lane]
+
+
+@numba.njit(cache=True, inline="always")
+def _bodies(
+    body: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64], a: int, b: int
+) -> tuple[float, float, float, float, float, float, float, float, float, float]:
+    """A lane's state: both bodies' velocities, then their inverse masses and inertias."""
+    return (
+        body[a, 0],
+        body[a, 1],
+        body[a, 2],
+        body[b, 0],
+        body[b, 1],
+        body[b, 2],
+        inverse[a, 0],
+        inverse[a, 1],
+        inverse[b, 0],
+        inverse[b, 1],
+    )
+
+
+@numba.njit(cache=True, inline="always")
+def _keep(
+    body: npt.NDArray[np.float64],
+    a: int,
+    b: int,
+    state: tuple[float, float, float, float, float, float, float, float, float, float],
+) -> None:
+    """Write a lane's velocities back."""
+    body[a, 0] = state[0]
+    body[a, 1] = state[1]
+    body[a, 2] = state[2]
+    body[b, 0] = state[3]
+    body[b, 1] = state[4]
+    body[b, 2] = state[5]
+
+
+@numba.njit(cache=True, inline="always")
+def _point(
+    state: tuple[float, float, float, float, float, float, float, float, float, float],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+    s: float,
+    t: int,
+    p: int,
+    lane: int,
+    mu: float,
+    soft: tuple[float, float, float],
+    use_soft: bool,
+    use_baumgarte: bool,
+    inv_h: float,
+    slop: float,
+    percent: float,
+    push_speed: float,
+) -> tuple[float, float, float, float, float, float, float, float, float, float]:
+    """One point of one lane at gap ``s``: its normal impulse, then its friction; the lane's new state."""
+    vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib = state
+    nx = con[t, p, NX, lane]
+    ny = con[t, p, NY, lane]
+    rax = con[t, p, RAX, lane]
+    ray = con[t, p, RAY, lane]
+    rbx = con[t, p, RBX, lane]
+    rby = con[t, p, RBY, lane]
+    deep = s + slop < 0.0
+    bias = 0.0
+    mass_scale = 1.0
+    impulse_scale = 0.0
+    if s > 0.0:
+        bias = s * inv_h  # speculative: close the gap, no more
+    elif use_soft and deep:
+        bias = max(soft[0] * (s + slop), -push_speed)
+        mass_scale = soft[1]
+        impulse_scale = soft[2]
+    elif use_baumgarte and deep:
+        bias = percent * inv_h * (s + slop)
+    # normal: relative velocity of the point on b against a
+    dvx = vbx - wb * rby - vax + wa * ray
+    dvy = vby + wb * rbx - vay - wa * rax
+    vn = dvx * nx + dvy * ny
+    old = impulse[t, p, 0, lane]
+    total = max(old - con[t, p, NORMAL_MASS, lane] * mass_scale * (vn + bias) - impulse_scale * old, 0.0)
+    impulse[t, p, 0, lane] = total
+    step = total - old
+    px = step * nx
+    py = step * ny
+    vax -= ma * px
+    vay -= ma * py
+    wa -= ia * (rax * py - ray * px)
+    vbx += mb * px
+    vby += mb * py
+    wb += ib * (rbx * py - rby * px)
+    # friction along t = (n.y, -n.x), at most mu times the normal impulse
+    dvx = vbx - wb * rby - vax + wa * ray
+    dvy = vby + wb * rbx - vay - wa * rax
+    vt = dvx * ny - dvy * nx
+    old = impulse[t, p, 1, lane]
+    limit = mu * total
+    total = min(max(old - con[t, p, TANGENT_MASS, lane] * vt, -limit), limit)
+    impulse[t, p, 1, lane] = total
+    step = total - old
+    px = step * ny
+    py = -step * nx
+    vax -= ma * px
+    vay -= ma * py
+    wa -= ia * (rax * py - ray * px)
+    vbx += mb * px
+    vby += mb * py
+    wb += ib * (rbx * py - rby * px)
+    return vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib
 
 
 @numba.njit(cache=True)
@@ -111,22 +229,17 @@ def _solve(
     it: int,
     use_bias: bool,
     h: float,
-    c_a: npt.NDArray[np.int64],
-    c_b: npt.NDArray[np.int64],
-    normal: npt.NDArray[np.float64],
-    normal_impulse: npt.NDArray[np.float64],
-    tangent_impulse: npt.NDArray[np.float64],
-    anchor: npt.NDArray[np.float64],
-    normal_mass: npt.NDArray[np.float64],
-    tangent_mass: npt.NDArray[np.float64],
-    mu: npt.NDArray[np.float64],
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
     passes: npt.NDArray[np.int64],
+    most: npt.NDArray[np.int64],
+    mu: npt.NDArray[np.float64],
     rigid: npt.NDArray[np.bool_],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
     gap: npt.NDArray[np.float64],
-    v: npt.NDArray[np.float64],
-    w: npt.NDArray[np.float64],
-    wm: npt.NDArray[np.float64],
-    wi: npt.NDArray[np.float64],
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
     correction: int,
     slop: float,
     percent: float,
@@ -134,68 +247,53 @@ def _solve(
     static_soft: tuple[float, float, float],
     push_speed: float,
 ) -> None:
-    """One Gauss-Seidel pass over the points still owed pass ``it``: normal impulse, then friction.
+    """One Gauss-Seidel pass over the points still owed pass ``it`` (``passes`` per lane, ``most``
+    per batch), four lanes at a time.
 
     ``gap`` holds each point's current gap (positions only change between
-    phases); ``v``, ``w`` are the bodies' velocities and ``wm``, ``wi``
-    their inverse mass and inertia (zero for what does not move).
+    phases); ``body`` the velocities ``(vx, vy, ω)`` and ``inverse`` the
+    inverse mass and inertia (zero for what does not move).
     """
-    for k in range(c_a.shape[0]):
-        if it >= passes[k]:
+    inv_h = 1.0 / h
+    use_soft = use_bias and correction == SOFT
+    use_baumgarte = use_bias and correction == BAUMGARTE
+    for t in range(lane_a.shape[0]):
+        if it >= most[t]:
             continue
-        a = c_a[k]
-        b = c_b[k]
-        nx = normal[k, 0]
-        ny = normal[k, 1]
-        rax = anchor[k, 0]
-        ray = anchor[k, 1]
-        rbx = anchor[k, 2]
-        rby = anchor[k, 3]
-        s = gap[k]
-        bias = 0.0
-        mass_scale = 1.0
-        impulse_scale = 0.0
-        if s > 0.0:
-            bias = s / h  # speculative: close the gap, no more
-        elif use_bias and s + slop < 0.0:
-            if correction == SOFT:
-                rate, mass_scale, impulse_scale = static_soft if rigid[k] else contact_soft
-                bias = max(rate * (s + slop), -push_speed)
-            elif correction == BAUMGARTE:
-                bias = percent / h * (s + slop)
-        # normal: relative velocity of the point on b against a
-        dvx = v[b, 0] - w[b] * rby - v[a, 0] + w[a] * ray
-        dvy = v[b, 1] + w[b] * rbx - v[a, 1] - w[a] * rax
-        vn = dvx * nx + dvy * ny
-        impulse = -normal_mass[k] * mass_scale * (vn + bias) - impulse_scale * normal_impulse[k]
-        total = max(normal_impulse[k] + impulse, 0.0)
-        impulse = total - normal_impulse[k]
-        normal_impulse[k] = total
-        px = impulse * nx
-        py = impulse * ny
-        v[a, 0] -= wm[a] * px
-        v[a, 1] -= wm[a] * py
-        w[a] -= wi[a] * (rax * py - ray * px)
-        v[b, 0] += wm[b] * px
-        v[b, 1] += wm[b] * py
-        w[b] += wi[b] * (rbx * py - rby * px)
-        # friction along t = (n.y, -n.x), at most mu times the normal impulse
-        dvx = v[b, 0] - w[b] * rby - v[a, 0] + w[a] * ray
-        dvy = v[b, 1] + w[b] * rbx - v[a, 1] - w[a] * rax
-        vt = dvx * ny - dvy * nx
-        impulse = -tangent_mass[k] * vt
-        limit = mu[k] * normal_impulse[k]
-        total = min(max(tangent_impulse[k] + impulse, -limit), limit)
-        impulse = total - tangent_impulse[k]
-        tangent_impulse[k] = total
-        px = impulse * ny
-        py = -impulse * nx
-        v[a, 0] -= wm[a] * px
-        v[a, 1] -= wm[a] * py
-        w[a] -= wi[a] * (rax * py - ray * px)
-        v[b, 0] += wm[b] * px
-        v[b, 1] += wm[b] * py
-        w[b] += wi[b] * (rbx * py - rby * px)
+        # written out lane by lane: numba keeps the four states in registers, a loop would not
+        s0 = _bodies(body, inverse, lane_a[t, 0], lane_b[t, 0])
+        s1 = _bodies(body, inverse, lane_a[t, 1], lane_b[t, 1])
+        s2 = _bodies(body, inverse, lane_a[t, 2], lane_b[t, 2])
+        s3 = _bodies(body, inverse, lane_a[t, 3], lane_b[t, 3])
+        soft0 = static_soft if rigid[t, 0] else contact_soft
+        soft1 = static_soft if rigid[t, 1] else contact_soft
+        soft2 = static_soft if rigid[t, 2] else contact_soft
+        soft3 = static_soft if rigid[t, 3] else contact_soft
+        for p in range(2):
+            if it < passes[t, 0]:
+                s0 = _point(
+                    s0, con, impulse, gap[t, p, 0], t, p, 0, mu[t, 0], soft0,
+                    use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
+                )  # fmt: skip
+            if it < passes[t, 1]:
+                s1 = _point(
+                    s1, con, impulse, gap[t, p, 1], t, p, 1, mu[t, 1], soft1,
+                    use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
+                )  # fmt: skip
+            if it < passes[t, 2]:
+                s2 = _point(
+                    s2, con, impulse, gap[t, p, 2], t, p, 2, mu[t, 2], soft2,
+                    use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
+                )  # fmt: skip
+            if it < passes[t, 3]:
+                s3 = _point(
+                    s3, con, impulse, gap[t, p, 3], t, p, 3, mu[t, 3], soft3,
+                    use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
+                )  # fmt: skip
+        _keep(body, lane_a[t, 0], lane_b[t, 0], s0)
+        _keep(body, lane_a[t, 1], lane_b[t, 1], s1)
+        _keep(body, lane_a[t, 2], lane_b[t, 2], s2)
+        _keep(body, lane_a[t, 3], lane_b[t, 3], s3)
 
 
 @numba.njit(cache=True)
@@ -235,199 +333,177 @@ def step_boxes(
 ) -> None:
     """Advance every ``moving`` box by ``dt`` through the given contacts (see the module docstring).
 
-    Contacts are rows ``[0, len(c_a))``; a negative ``c_b`` is a wall. Their
-    impulses come in warm (or zero) and go out as the step ended them;
-    ``c_gap`` gets each point's gap at the end.
+    Contacts are rows ``[0, len(c_a))``, the points of one pair next to
+    each other; a negative ``c_b`` is a wall. Their impulses come in warm
+    (or zero) and go out as the step ended them; ``c_gap`` gets each point's
+    gap at the end.
     ``spring`` holds the mouse spring ``[anchor_x, anchor_y (body frame),
     target_x, target_y, hertz, damping ratio, max force, impulse_x,
     impulse_y]``, used when ``spring_body >= 0``; its impulse carries over.
     """
     n = pos.shape[0]
-    m = c_a.shape[0]
     h = dt / substeps
     contact_soft = softness(contact_hertz, damping_ratio, h)
     static_soft = softness(2.0 * contact_hertz, damping_ratio, h)
 
-    # the bodies, and the walls as body n
-    v = np.zeros((n + 1, 2))
-    w = np.zeros(n + 1)
-    wm = np.zeros(n + 1)
-    wi = np.zeros(n + 1)
+    # the bodies, the walls as body n, and body n + 1 for empty lanes
+    body = np.zeros((n + 2, 3))
+    inverse = np.zeros((n + 2, 2))
     for i in range(n):
         if moving[i]:
-            v[i, 0] = vel[i, 0]
-            v[i, 1] = vel[i, 1]
-            w[i] = omega[i]
-            wm[i] = inv_mass[i]
-            wi[i] = inv_inertia[i]
-    v[n, 0] = wall_vx
-    v[n, 1] = wall_vy
-    b_of = np.empty(m, dtype=np.int64)
+            body[i, 0] = vel[i, 0]
+            body[i, 1] = vel[i, 1]
+            body[i, 2] = omega[i]
+            inverse[i, 0] = inv_mass[i]
+            inverse[i, 1] = inv_inertia[i]
+    body[n, 0] = wall_vx
+    body[n, 1] = wall_vy
+    fixed = np.empty(n + 2, dtype=np.bool_)
+    for i in range(n + 2):
+        fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
 
-    # prepare: anchors relative to the bodies, effective masses, friction, passes per point
-    anchor = np.zeros((m, 4))
-    base = np.empty(m)
-    normal_mass = np.empty(m)
-    tangent_mass = np.empty(m)
-    mu = np.empty(m)
-    passes = np.empty(m, dtype=np.int64)
-    rigid = np.empty(m, dtype=np.bool_)
-    most = iterations
-    for k in range(m):
-        a = c_a[k]
-        b = c_b[k] if c_b[k] >= 0 else n
-        b_of[k] = b
-        nx = c_normal[k, 0]
-        ny = c_normal[k, 1]
-        rax = c_point[k, 0] - pos[a, 0]
-        ray = c_point[k, 1] - pos[a, 1]
-        # the walls' anchor is the point itself (their "centre" is the origin, and they never turn)
-        rbx = c_point[k, 0] - (pos[b, 0] if b < n else 0.0)
-        rby = c_point[k, 1] - (pos[b, 1] if b < n else 0.0)
-        anchor[k, 0] = rax
-        anchor[k, 1] = ray
-        anchor[k, 2] = rbx
-        anchor[k, 3] = rby
-        rna = rax * ny - ray * nx
-        rnb = rbx * ny - rby * nx
-        rta = -rax * nx - ray * ny  # r × t with t = (n.y, -n.x)
-        rtb = -rbx * nx - rby * ny
-        k_n = wm[a] + wm[b] + wi[a] * rna * rna + wi[b] * rnb * rnb
-        k_t = wm[a] + wm[b] + wi[a] * rta * rta + wi[b] * rtb * rtb
-        normal_mass[k] = 1.0 / k_n if k_n > 0.0 else 0.0
-        tangent_mass[k] = 1.0 / k_t if k_t > 0.0 else 0.0
-        base[k] = c_separation[k] - ((rbx - rax) * nx + (rby - ray) * ny)
-        if b < n:
-            mu[k] = math.sqrt(friction[a] * friction[b])
-            count = max(body_iterations[a], body_iterations[b])
-        else:
-            mu[k] = friction[a]
-            count = body_iterations[a]
-        rigid[k] = wm[a] == 0.0 or wm[b] == 0.0
-        passes[k] = count if count > 0 else iterations
-        most = max(most, passes[k])
+    # manifolds into batches; each point's constants into its batch, point and lane
+    m_a, m_b, m_first, m_points = group_manifolds(c_a, c_b, n)
+    batch_of, lane_of, batches = pack_batches(m_a, m_b, fixed)
+    lane_a = np.full((batches, LANES), n + 1, dtype=np.int64)
+    lane_b = np.full((batches, LANES), n + 1, dtype=np.int64)
+    passes = np.zeros((batches, LANES), dtype=np.int64)
+    most = np.zeros(batches, dtype=np.int64)
+    mu = np.zeros((batches, LANES))
+    rigid = np.zeros((batches, LANES), dtype=np.bool_)
+    con = np.zeros((batches, 2, FIELDS, LANES))
+    impulse = np.zeros((batches, 2, 2, LANES))
+    gap = np.zeros((batches, 2, LANES))
+    slot = np.empty((c_a.shape[0], 3), dtype=np.int64)  # each point's batch, point and lane
+    longest = iterations
+    for j in range(m_a.shape[0]):
+        t = batch_of[j]
+        lane = lane_of[j]
+        a = m_a[j]
+        b = m_b[j]
+        lane_a[t, lane] = a
+        lane_b[t, lane] = b
+        count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
+        passes[t, lane] = count if count > 0 else iterations
+        most[t] = max(most[t], passes[t, lane])
+        longest = max(longest, passes[t, lane])
+        mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
+        rigid[t, lane] = inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0
+        for p in range(m_points[j]):
+            k = m_first[j] + p
+            slot[k, 0] = t
+            slot[k, 1] = p
+            slot[k, 2] = lane
+            nx = c_normal[k, 0]
+            ny = c_normal[k, 1]
+            rax = c_point[k, 0] - pos[a, 0]
+            ray = c_point[k, 1] - pos[a, 1]
+            # the walls' anchor is the point itself (their "centre" is the origin, and they never turn)
+            rbx = c_point[k, 0] - (pos[b, 0] if b < n else 0.0)
+            rby = c_point[k, 1] - (pos[b, 1] if b < n else 0.0)
+            rna = rax * ny - ray * nx
+            rnb = rbx * ny - rby * nx
+            rta = -rax * nx - ray * ny  # r × t with t = (n.y, -n.x)
+            rtb = -rbx * nx - rby * ny
+            k_n = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rna * rna + inverse[b, 1] * rnb * rnb
+            k_t = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rta * rta + inverse[b, 1] * rtb * rtb
+            con[t, p, NX, lane] = nx
+            con[t, p, NY, lane] = ny
+            con[t, p, RAX, lane] = rax
+            con[t, p, RAY, lane] = ray
+            con[t, p, RBX, lane] = rbx
+            con[t, p, RBY, lane] = rby
+            con[t, p, NORMAL_MASS, lane] = 1.0 / k_n if k_n > 0.0 else 0.0
+            con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
+            con[t, p, BASE, lane] = c_separation[k] - ((rbx - rax) * nx + (rby - ray) * ny)
+            impulse[t, p, 0, lane] = c_normal_impulse[k]
+            impulse[t, p, 1, lane] = c_tangent_impulse[k]
 
-    moved = np.zeros((n + 1, 2))
+    delta = np.zeros((n + 2, 4))  # each body's move, and the cosine and sine of its turn, so far
+    delta[:, 2] = 1.0
     turned = np.zeros(n + 1)
-    turn = np.empty((n + 1, 2))
-    gap = np.empty(m)
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
     for _ in range(substeps):
         for i in range(n):
             if moving[i]:
-                v[i, 0] += h * gravity_x
-                v[i, 1] += h * gravity_y
+                body[i, 0] += h * gravity_x
+                body[i, 1] += h * gravity_y
         # warm start
-        for k in range(m):
-            a = c_a[k]
-            b = b_of[k]
-            px = c_normal_impulse[k] * c_normal[k, 0] + c_tangent_impulse[k] * c_normal[k, 1]
-            py = c_normal_impulse[k] * c_normal[k, 1] - c_tangent_impulse[k] * c_normal[k, 0]
-            v[a, 0] -= wm[a] * px
-            v[a, 1] -= wm[a] * py
-            w[a] -= wi[a] * (anchor[k, 0] * py - anchor[k, 1] * px)
-            v[b, 0] += wm[b] * px
-            v[b, 1] += wm[b] * py
-            w[b] += wi[b] * (anchor[k, 2] * py - anchor[k, 3] * px)
-        _measure_gaps(c_a, b_of, c_normal, anchor, base, moved, turned, turn, gap)
-        for it in range(most):
+        for t in range(batches):
+            for lane in range(LANES):
+                a = lane_a[t, lane]
+                b = lane_b[t, lane]
+                for p in range(2):
+                    nx = con[t, p, NX, lane]
+                    ny = con[t, p, NY, lane]
+                    px = impulse[t, p, 0, lane] * nx + impulse[t, p, 1, lane] * ny
+                    py = impulse[t, p, 0, lane] * ny - impulse[t, p, 1, lane] * nx
+                    body[a, 0] -= inverse[a, 0] * px
+                    body[a, 1] -= inverse[a, 0] * py
+                    body[a, 2] -= inverse[a, 1] * (con[t, p, RAX, lane] * py - con[t, p, RAY, lane] * px)
+                    body[b, 0] += inverse[b, 0] * px
+                    body[b, 1] += inverse[b, 0] * py
+                    body[b, 2] += inverse[b, 1] * (con[t, p, RBX, lane] * py - con[t, p, RBY, lane] * px)
+        _measure_gaps(lane_a, lane_b, con, delta, gap)
+        for it in range(longest):
             _solve(
-                it,
-                True,
-                h,
-                c_a,
-                b_of,
-                c_normal,
-                c_normal_impulse,
-                c_tangent_impulse,
-                anchor,
-                normal_mass,
-                tangent_mass,
-                mu,
-                passes,
-                rigid,
-                gap,
-                v,
-                w,
-                wm,
-                wi,
-                correction,
-                slop,
-                percent,
-                contact_soft,
-                static_soft,
-                push_speed,
-            )
+                it, True, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body, inverse,
+                correction, slop, percent, contact_soft, static_soft, push_speed,
+            )  # fmt: skip
             if spring_body >= 0:
-                _pull(spring, spring_body, spring_mass, it == 0, h, pos, angle, v, w, wm, wi)
+                _pull(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
         for i in range(n + 1):
             if i < n and not moving[i]:
                 continue
-            speed = math.hypot(v[i, 0], v[i, 1])
+            speed = math.hypot(body[i, 0], body[i, 1])
             if speed > MAX_SPEED:
-                v[i, 0] *= MAX_SPEED / speed
-                v[i, 1] *= MAX_SPEED / speed
-            w[i] = min(max(w[i], -limit), limit)
-            moved[i, 0] += h * v[i, 0]
-            moved[i, 1] += h * v[i, 1]
-            turned[i] += h * w[i]
+                body[i, 0] *= MAX_SPEED / speed
+                body[i, 1] *= MAX_SPEED / speed
+            body[i, 2] = min(max(body[i, 2], -limit), limit)
+            delta[i, 0] += h * body[i, 0]
+            delta[i, 1] += h * body[i, 1]
+            if body[i, 2] != 0.0:
+                turned[i] += h * body[i, 2]
+                delta[i, 2] = math.cos(turned[i])
+                delta[i, 3] = math.sin(turned[i])
             if i < n:
-                pos[i, 0] += h * v[i, 0]
-                pos[i, 1] += h * v[i, 1]
-                angle[i] += h * w[i]
+                pos[i, 0] += h * body[i, 0]
+                pos[i, 1] += h * body[i, 1]
+                angle[i] += h * body[i, 2]
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            _measure_gaps(c_a, b_of, c_normal, anchor, base, moved, turned, turn, gap)
+            _measure_gaps(lane_a, lane_b, con, delta, gap)
             _solve(
-                0,
-                False,
-                h,
-                c_a,
-                b_of,
-                c_normal,
-                c_normal_impulse,
-                c_tangent_impulse,
-                anchor,
-                normal_mass,
-                tangent_mass,
-                mu,
-                passes,
-                rigid,
-                gap,
-                v,
-                w,
-                wm,
-                wi,
-                correction,
-                slop,
-                percent,
-                contact_soft,
-                static_soft,
-                push_speed,
-            )
+                0, False, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body, inverse,
+                correction, slop, percent, contact_soft, static_soft, push_speed,
+            )  # fmt: skip
         elif correction == SPLIT:
-            _push_apart(c_a, b_of, c_normal, anchor, base, moved, turned, pos, wm, n, slop, percent)
-    _measure_gaps(c_a, b_of, c_normal, anchor, base, moved, turned, turn, c_gap)
+            _push_apart(lane_a, lane_b, con, delta, pos, inverse, n, slop, percent)
+    _measure_gaps(lane_a, lane_b, con, delta, gap)
+    for k in range(c_a.shape[0]):
+        t = slot[k, 0]
+        p = slot[k, 1]
+        lane = slot[k, 2]
+        c_normal_impulse[k] = impulse[t, p, 0, lane]
+        c_tangent_impulse[k] = impulse[t, p, 1, lane]
+        c_gap[k] = gap[t, p, lane]
     for i in range(n):
         if moving[i]:
-            vel[i, 0] = v[i, 0]
-            vel[i, 1] = v[i, 1]
-            omega[i] = w[i]
+            vel[i, 0] = body[i, 0]
+            vel[i, 1] = body[i, 1]
+            omega[i] = body[i, 2]
 
 
 @numba.njit(cache=True)
 def _push_apart(
-    c_a: npt.NDArray[np.int64],
-    c_b: npt.NDArray[np.int64],
-    normal: npt.NDArray[np.float64],
-    anchor: npt.NDArray[np.float64],
-    base: npt.NDArray[np.float64],
-    moved: npt.NDArray[np.float64],
-    turned: npt.NDArray[np.float64],
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    con: npt.NDArray[np.float64],
+    delta: npt.NDArray[np.float64],
     pos: npt.NDArray[np.float64],
-    wm: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
     n: int,
     slop: float,
     percent: float,
@@ -436,60 +512,64 @@ def _push_apart(
     along the normal, shared by inverse mass; velocities are left as they are. Each point measures
     its gap after the moves of the points before it (Gauss-Seidel), so the two points of one pair do
     not both push the whole way."""
-    for k in range(c_a.shape[0]):
-        a = c_a[k]
-        b = c_b[k]
-        total = wm[a] + wm[b]
-        if total == 0.0:
-            continue
-        nx = normal[k, 0]
-        ny = normal[k, 1]
-        ca = math.cos(turned[a])
-        sa = math.sin(turned[a])
-        cb = math.cos(turned[b])
-        sb = math.sin(turned[b])
-        dx = (
-            moved[b, 0]
-            + cb * anchor[k, 2]
-            - sb * anchor[k, 3]
-            - (moved[a, 0] + ca * anchor[k, 0] - sa * anchor[k, 1])
-        )
-        dy = (
-            moved[b, 1]
-            + sb * anchor[k, 2]
-            + cb * anchor[k, 3]
-            - (moved[a, 1] + sa * anchor[k, 0] + ca * anchor[k, 1])
-        )
-        depth = -(dx * nx + dy * ny + base[k]) - slop
-        if depth <= 0.0:
-            continue
-        push = percent * depth / total
-        moved[a, 0] -= wm[a] * push * nx
-        moved[a, 1] -= wm[a] * push * ny
-        moved[b, 0] += wm[b] * push * nx
-        moved[b, 1] += wm[b] * push * ny
-        pos[a, 0] -= wm[a] * push * nx
-        pos[a, 1] -= wm[a] * push * ny
-        if b < n:
-            pos[b, 0] += wm[b] * push * nx
-            pos[b, 1] += wm[b] * push * ny
+    for t in range(lane_a.shape[0]):
+        for lane in range(LANES):
+            a = lane_a[t, lane]
+            b = lane_b[t, lane]
+            total = inverse[a, 0] + inverse[b, 0]
+            if total == 0.0:
+                continue
+            for p in range(2):
+                if con[t, p, NORMAL_MASS, lane] == 0.0:
+                    continue  # an empty point of a one-point manifold
+                nx = con[t, p, NX, lane]
+                ny = con[t, p, NY, lane]
+                rax = con[t, p, RAX, lane]
+                ray = con[t, p, RAY, lane]
+                rbx = con[t, p, RBX, lane]
+                rby = con[t, p, RBY, lane]
+                dx = (
+                    delta[b, 0]
+                    + delta[b, 2] * rbx
+                    - delta[b, 3] * rby
+                    - (delta[a, 0] + delta[a, 2] * rax - delta[a, 3] * ray)
+                )
+                dy = (
+                    delta[b, 1]
+                    + delta[b, 3] * rbx
+                    + delta[b, 2] * rby
+                    - (delta[a, 1] + delta[a, 3] * rax + delta[a, 2] * ray)
+                )
+                depth = -(dx * nx + dy * ny + con[t, p, BASE, lane]) - slop
+                if depth <= 0.0:
+                    continue
+                push = percent * depth / total
+                ma = inverse[a, 0]
+                mb = inverse[b, 0]
+                delta[a, 0] -= ma * push * nx
+                delta[a, 1] -= ma * push * ny
+                delta[b, 0] += mb * push * nx
+                delta[b, 1] += mb * push * ny
+                pos[a, 0] -= ma * push * nx
+                pos[a, 1] -= ma * push * ny
+                if b < n:
+                    pos[b, 0] += mb * push * nx
+                    pos[b, 1] += mb * push * ny
 
 
 @numba.njit(cache=True)
 def _pull(
     spring: npt.NDArray[np.float64],
-    body: int,
+    held: int,
     mass: npt.NDArray[np.float64],
     prepare: bool,
     h: float,
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
-    v: npt.NDArray[np.float64],
-    w: npt.NDArray[np.float64],
-    wm: npt.NDArray[np.float64],
-    wi: npt.NDArray[np.float64],
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
 ) -> None:
-    """The mouse spring: a soft point constraint pulling the body's anchor towards the target.
+    """The mouse spring: a soft point constraint pulling box ``held``'s anchor towards the target.
 
     It is a spring, not a contact: it keeps its softness and bias in every
     pass and stays out of the relax pass, which would cancel its pull.
@@ -499,12 +579,12 @@ def _pull(
     starts: the substep's accumulated impulse (clamped to ``max force · h``)
     is applied again before it is refined.
     """
-    c = math.cos(angle[body])
-    s = math.sin(angle[body])
+    c = math.cos(angle[held])
+    s = math.sin(angle[held])
     rx = c * spring[0] - s * spring[1]
     ry = s * spring[0] + c * spring[1]
-    m = wm[body]
-    i = wi[body]
+    m = inverse[held, 0]
+    i = inverse[held, 1]
     if prepare:
         k11 = m + i * ry * ry
         k12 = -i * rx * ry
@@ -514,14 +594,14 @@ def _pull(
         mass[0] = inv_det * k22
         mass[1] = -inv_det * k12
         mass[2] = inv_det * k11
-        v[body, 0] += m * spring[7]
-        v[body, 1] += m * spring[8]
-        w[body] += i * (rx * spring[8] - ry * spring[7])
+        body[held, 0] += m * spring[7]
+        body[held, 1] += m * spring[8]
+        body[held, 2] += i * (rx * spring[8] - ry * spring[7])
     rate, mass_scale, impulse_scale = softness(spring[4], spring[5], h)
-    bias_x = rate * (pos[body, 0] + rx - spring[2])
-    bias_y = rate * (pos[body, 1] + ry - spring[3])
-    vx = v[body, 0] - w[body] * ry + bias_x
-    vy = v[body, 1] + w[body] * rx + bias_y
+    bias_x = rate * (pos[held, 0] + rx - spring[2])
+    bias_y = rate * (pos[held, 1] + ry - spring[3])
+    vx = body[held, 0] - body[held, 2] * ry + bias_x
+    vy = body[held, 1] + body[held, 2] * rx + bias_y
     ix = -mass_scale * (mass[0] * vx + mass[1] * vy) - impulse_scale * spring[7]
     iy = -mass_scale * (mass[1] * vx + mass[2] * vy) - impulse_scale * spring[8]
     total_x = spring[7] + ix
@@ -535,6 +615,6 @@ def _pull(
     iy = total_y - spring[8]
     spring[7] = total_x
     spring[8] = total_y
-    v[body, 0] += m * ix
-    v[body, 1] += m * iy
-    w[body] += i * (rx * iy - ry * ix)
+    body[held, 0] += m * ix
+    body[held, 1] += m * iy
+    body[held, 2] += i * (rx * iy - ry * ix)
