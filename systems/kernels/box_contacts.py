@@ -235,7 +235,7 @@ def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
     return ((a * (bodies + PLANES)) + (b + PLANES)) * FEATURES + feature
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def collide_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -266,11 +266,14 @@ def collide_boxes(
     the impulses it ended the last step with; new points start from zero.
     Returns the number of points; when the ``c_`` rows are too few, only
     the count is right: grow them and call again.
+
+    The pairs are tested in two halves at once (each pair's manifold into
+    its own row of scratch), then written out in pair order.
     """
     capacity = c_a.shape[0]
     bodies = pos.shape[0]
     turn = np.empty((bodies, 2))  # each box's cosine and sine, once: the tests below need them many times
-    for i in range(bodies):
+    for i in numba.prange(bodies):
         turn[i, 0] = math.cos(angle[i])
         turn[i, 1] = math.sin(angle[i])
     count = 0
@@ -278,9 +281,12 @@ def collide_boxes(
     for a in range(bodies):
         if not moving[a]:
             continue
+        reach = math.hypot(half[a, 0], half[a, 1]) + margin[a] + wall_margin
         for side in range(PLANES):
             mx = walls[side, 0]
             my = walls[side, 1]
+            if mx * pos[a, 0] + my * pos[a, 1] - walls[side, 2] > reach:
+                continue  # no corner can come within the margin of this wall
             found, x0, y0, s0, f0, x1, y1, s1, f1 = box_plane(
                 pos[a, 0],
                 pos[a, 1],
@@ -304,48 +310,69 @@ def collide_boxes(
                     c_separation[count] = s0 if k == 0 else s1
                     c_key[count] = contact_key(a, -1 - side, f0 if k == 0 else f1, bodies)
                 count += 1
-    for p in range(pair_a.shape[0]):
+    # the pairs' manifolds, two halves at once: count, normal, then per point x, y, separation, feature
+    pairs = pair_a.shape[0]
+    manifold = np.empty((pairs, 11))
+    middle = pairs // 2
+    for part in numba.prange(2):
+        for p in range(part * middle, pairs if part else middle):
+            a = pair_a[p]
+            b = pair_b[p]
+            found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
+                pos[a, 0],
+                pos[a, 1],
+                turn[a, 0],
+                turn[a, 1],
+                half[a, 0],
+                half[a, 1],
+                pos[b, 0],
+                pos[b, 1],
+                turn[b, 0],
+                turn[b, 1],
+                half[b, 0],
+                half[b, 1],
+                margin[a] + margin[b],
+            )
+            manifold[p, 0] = found
+            manifold[p, 1] = nx
+            manifold[p, 2] = ny
+            manifold[p, 3] = x0
+            manifold[p, 4] = y0
+            manifold[p, 5] = s0
+            manifold[p, 6] = f0
+            manifold[p, 7] = x1
+            manifold[p, 8] = y1
+            manifold[p, 9] = s1
+            manifold[p, 10] = f1
+    for p in range(pairs):
         a = pair_a[p]
         b = pair_b[p]
-        found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
-            pos[a, 0],
-            pos[a, 1],
-            turn[a, 0],
-            turn[a, 1],
-            half[a, 0],
-            half[a, 1],
-            pos[b, 0],
-            pos[b, 1],
-            turn[b, 0],
-            turn[b, 1],
-            half[b, 0],
-            half[b, 1],
-            margin[a] + margin[b],
-        )
-        for k in range(found):
+        for k in range(int(manifold[p, 0])):
             if count < capacity:
                 c_a[count] = a
                 c_b[count] = b
-                c_normal[count, 0] = nx
-                c_normal[count, 1] = ny
-                c_point[count, 0] = x0 if k == 0 else x1
-                c_point[count, 1] = y0 if k == 0 else y1
-                c_separation[count] = s0 if k == 0 else s1
-                c_key[count] = contact_key(a, b, f0 if k == 0 else f1, bodies)
+                c_normal[count, 0] = manifold[p, 1]
+                c_normal[count, 1] = manifold[p, 2]
+                c_point[count, 0] = manifold[p, 3 + 4 * k]
+                c_point[count, 1] = manifold[p, 4 + 4 * k]
+                c_separation[count] = manifold[p, 5 + 4 * k]
+                c_key[count] = contact_key(a, b, int(manifold[p, 6 + 4 * k]), bodies)
             count += 1
     if count > capacity:
         return count
     mask = last_key.shape[0] - 1
-    for k in range(count):
-        c_normal_impulse[k] = 0.0
-        c_tangent_impulse[k] = 0.0
-        slot = _hash(c_key[k]) & mask
-        while last_key[slot] >= 0:
-            if last_key[slot] == c_key[k]:
-                c_normal_impulse[k] = last_normal_impulse[slot]
-                c_tangent_impulse[k] = last_tangent_impulse[slot]
-                break
-            slot = (slot + 1) & mask
+    middle = count // 2
+    for part in numba.prange(2):
+        for k in range(part * middle, count if part else middle):
+            c_normal_impulse[k] = 0.0
+            c_tangent_impulse[k] = 0.0
+            slot = _hash(c_key[k]) & mask
+            while last_key[slot] >= 0:
+                if last_key[slot] == c_key[k]:
+                    c_normal_impulse[k] = last_normal_impulse[slot]
+                    c_tangent_impulse[k] = last_tangent_impulse[slot]
+                    break
+                slot = (slot + 1) & mask
     return count
 
 

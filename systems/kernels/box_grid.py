@@ -23,7 +23,7 @@ def extent(angle: float, hx: float, hy: float) -> tuple[float, float]:
     return c * hx + s * hy, s * hx + c * hy
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def box_pairs(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -44,30 +44,79 @@ def box_pairs(
     out: fixed or sleeping boxes do not act on each other. Returns how many
     pairs there are; when more than ``pair_a`` holds, only the count is
     right: grow the buffers and call again.
+
+    Two passes over the boxes, each split across threads: the first counts
+    each box's pairs, the second writes them where the counts say, so the
+    list comes out in the same order however the work was split.
     """
-    count = 0
-    capacity = pair_a.shape[0]
-    reach = np.empty((pos.shape[0], 2))  # each box's bounding half extents, once
-    for i in range(pos.shape[0]):
+    n = pos.shape[0]
+    reach = np.empty((n, 2))  # each box's bounding half extents, once
+    for i in numba.prange(n):
         reach[i, 0], reach[i, 1] = extent(angle[i], half[i, 0], half[i, 1])
-    for i in range(pos.shape[0]):
-        c = cell_of[i]
-        cx = c % cols
-        cy = c // cols
-        for ny in range(max(cy - 1, 0), min(cy + 2, rows)):
-            for nx in range(max(cx - 1, 0), min(cx + 2, cols)):
-                n = ny * cols + nx
-                for slot in range(cell_start[n], cell_start[n + 1]):
-                    j = order[slot]
-                    if j <= i or not (moving[i] or moving[j]):
-                        continue
-                    grow = margin[i] + margin[j]
-                    if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
-                        continue
-                    if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
-                        continue
-                    if count < capacity:
-                        pair_a[count] = i
-                        pair_b[count] = j
-                    count += 1
+    first = np.zeros(n + 1, dtype=np.int64)
+    for i in numba.prange(n):
+        first[i + 1] = _pairs_of(
+            i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, -1
+        )
+    for i in range(n):
+        first[i + 1] += first[i]
+    count = first[n]
+    if count <= pair_a.shape[0]:
+        for i in numba.prange(n):
+            _pairs_of(
+                i,
+                pos,
+                reach,
+                moving,
+                margin,
+                cols,
+                rows,
+                cell_of,
+                cell_start,
+                order,
+                pair_a,
+                pair_b,
+                first[i],
+            )
+    return count
+
+
+@numba.njit(cache=True)
+def _pairs_of(
+    i: int,
+    pos: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    cols: int,
+    rows: int,
+    cell_of: npt.NDArray[np.int64],
+    cell_start: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
+    pair_a: npt.NDArray[np.int64],
+    pair_b: npt.NDArray[np.int64],
+    at: int,
+) -> int:
+    """Box ``i``'s pairs with the boxes after it in the nine cells round its own: how many, and
+    (when ``at >= 0``) written from row ``at`` on."""
+    count = 0
+    c = cell_of[i]
+    cx = c % cols
+    cy = c // cols
+    for ny in range(max(cy - 1, 0), min(cy + 2, rows)):
+        for nx in range(max(cx - 1, 0), min(cx + 2, cols)):
+            cell = ny * cols + nx
+            for slot in range(cell_start[cell], cell_start[cell + 1]):
+                j = order[slot]
+                if j <= i or not (moving[i] or moving[j]):
+                    continue
+                grow = margin[i] + margin[j]
+                if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
+                    continue
+                if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
+                    continue
+                if at >= 0:
+                    pair_a[at + count] = i
+                    pair_b[at + count] = j
+                count += 1
     return count

@@ -44,7 +44,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_batches import LANES, group_manifolds, pack_batches
+from systems.kernels.box_batches import LANES, SEAM, group_manifolds, pack_batches, split_sides
 
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
@@ -78,8 +78,9 @@ effective masses along the normal and the tangent, and its gap less how its anch
 FIELDS = 9
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def _measure_gaps(
+    starts: npt.NDArray[np.int64],
     lane_a: npt.NDArray[np.int64],
     lane_b: npt.NDArray[np.int64],
     con: npt.NDArray[np.float64],
@@ -89,9 +90,30 @@ def _measure_gaps(
     """Each point's gap now: its gap when found, plus how its two anchors moved apart along the normal.
 
     ``delta`` ``(n + 2, 4)`` holds each body's move and the cosine and sine
-    of its turn since the call began.
+    of its turn since the call began. Scenes large enough for two sides
+    measure in two halves at once.
     """
-    for t in range(lane_a.shape[0]):
+    batches = lane_a.shape[0]
+    if _two_sides(starts):
+        half = batches // 2
+        for side in numba.prange(2):
+            _measure_range(side * half, batches if side else half, lane_a, lane_b, con, delta, gap)
+    else:
+        _measure_range(0, batches, lane_a, lane_b, con, delta, gap)
+
+
+@numba.njit(cache=True)
+def _measure_range(
+    first: int,
+    last: int,
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    con: npt.NDArray[np.float64],
+    delta: npt.NDArray[np.float64],
+    gap: npt.NDArray[np.float64],
+) -> None:
+    """``_measure_gaps`` for batches ``[first, last)``."""
+    for t in range(first, last):
         for lane in range(LANES):
             a = lane_a[t, lane]
             b = lane_b[t, lane]
@@ -226,6 +248,8 @@ def _point(
 
 @numba.njit(cache=True)
 def _solve(
+    first: int,
+    last: int,
     it: int,
     use_bias: bool,
     h: float,
@@ -247,8 +271,8 @@ def _solve(
     static_soft: tuple[float, float, float],
     push_speed: float,
 ) -> None:
-    """One Gauss-Seidel pass over the points still owed pass ``it`` (``passes`` per lane, ``most``
-    per batch), four lanes at a time.
+    """One Gauss-Seidel pass over batches ``[first, last)``, to the points still owed pass ``it``
+    (``passes`` per lane, ``most`` per batch), four lanes at a time.
 
     ``gap`` holds each point's current gap (positions only change between
     phases); ``body`` the velocities ``(vx, vy, ω)`` and ``inverse`` the
@@ -257,7 +281,7 @@ def _solve(
     inv_h = 1.0 / h
     use_soft = use_bias and correction == SOFT
     use_baumgarte = use_bias and correction == BAUMGARTE
-    for t in range(lane_a.shape[0]):
+    for t in range(first, last):
         if it >= most[t]:
             continue
         # written out lane by lane: numba keeps the four states in registers, a loop would not
@@ -294,6 +318,162 @@ def _solve(
         _keep(body, lane_a[t, 1], lane_b[t, 1], s1)
         _keep(body, lane_a[t, 2], lane_b[t, 2], s2)
         _keep(body, lane_a[t, 3], lane_b[t, 3], s3)
+
+
+@numba.njit(cache=True, parallel=True)
+def _warm_start(
+    starts: npt.NDArray[np.int64],
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
+) -> None:
+    """Apply the impulses the points already carry: the two sides at once when both have some."""
+    if _two_sides(starts):
+        for side in numba.prange(2):
+            _warm_start_range(starts[side], starts[side + 1], lane_a, lane_b, con, impulse, body, inverse)
+    else:
+        _warm_start_range(starts[0], starts[SEAM], lane_a, lane_b, con, impulse, body, inverse)
+    _warm_start_range(starts[SEAM], starts[SEAM + 1], lane_a, lane_b, con, impulse, body, inverse)
+
+
+@numba.njit(cache=True)
+def _warm_start_range(
+    first: int,
+    last: int,
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
+) -> None:
+    """``_warm_start`` for batches ``[first, last)``."""
+    for t in range(first, last):
+        for lane in range(LANES):
+            a = lane_a[t, lane]
+            b = lane_b[t, lane]
+            for p in range(2):
+                nx = con[t, p, NX, lane]
+                ny = con[t, p, NY, lane]
+                px = impulse[t, p, 0, lane] * nx + impulse[t, p, 1, lane] * ny
+                py = impulse[t, p, 0, lane] * ny - impulse[t, p, 1, lane] * nx
+                body[a, 0] -= inverse[a, 0] * px
+                body[a, 1] -= inverse[a, 0] * py
+                body[a, 2] -= inverse[a, 1] * (con[t, p, RAX, lane] * py - con[t, p, RAY, lane] * px)
+                body[b, 0] += inverse[b, 0] * px
+                body[b, 1] += inverse[b, 0] * py
+                body[b, 2] += inverse[b, 1] * (con[t, p, RBX, lane] * py - con[t, p, RBY, lane] * px)
+
+
+@numba.njit(cache=True)
+def _two_sides(starts: npt.NDArray[np.int64]) -> bool:
+    """Whether both sides have batches (then they run on two threads)."""
+    return starts[1] > starts[0] and starts[2] > starts[1]
+
+
+@numba.njit(cache=True, parallel=True)
+def _pass(
+    starts: npt.NDArray[np.int64],
+    it: int,
+    use_bias: bool,
+    h: float,
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    passes: npt.NDArray[np.int64],
+    most: npt.NDArray[np.int64],
+    mu: npt.NDArray[np.float64],
+    rigid: npt.NDArray[np.bool_],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+    gap: npt.NDArray[np.float64],
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
+    correction: int,
+    slop: float,
+    percent: float,
+    contact_soft: tuple[float, float, float],
+    static_soft: tuple[float, float, float],
+    push_speed: float,
+) -> None:
+    """One pass over every batch: the two sides (on two threads, when both have some), then the seam."""
+    if _two_sides(starts):
+        for side in numba.prange(2):
+            _solve(
+                starts[side],
+                starts[side + 1],
+                it,
+                use_bias,
+                h,
+                lane_a,
+                lane_b,
+                passes,
+                most,
+                mu,
+                rigid,
+                con,
+                impulse,
+                gap,
+                body,
+                inverse,
+                correction,
+                slop,
+                percent,
+                contact_soft,
+                static_soft,
+                push_speed,
+            )
+    else:
+        _solve(
+            starts[0],
+            starts[SEAM],
+            it,
+            use_bias,
+            h,
+            lane_a,
+            lane_b,
+            passes,
+            most,
+            mu,
+            rigid,
+            con,
+            impulse,
+            gap,
+            body,
+            inverse,
+            correction,
+            slop,
+            percent,
+            contact_soft,
+            static_soft,
+            push_speed,
+        )
+    _solve(
+        starts[SEAM],
+        starts[SEAM + 1],
+        it,
+        use_bias,
+        h,
+        lane_a,
+        lane_b,
+        passes,
+        most,
+        mu,
+        rigid,
+        con,
+        impulse,
+        gap,
+        body,
+        inverse,
+        correction,
+        slop,
+        percent,
+        contact_soft,
+        static_soft,
+        push_speed,
+    )
 
 
 @numba.njit(cache=True)
@@ -364,7 +544,8 @@ def step_boxes(
 
     # manifolds into batches; each point's constants into its batch, point and lane
     m_a, m_b, m_first, m_points = group_manifolds(c_a, c_b, n)
-    batch_of, lane_of, batches = pack_batches(m_a, m_b, fixed)
+    batch_of, lane_of, starts = pack_batches(m_a, m_b, fixed, split_sides(m_a, m_b, pos, fixed))
+    batches = starts[-1]
     lane_a = np.full((batches, LANES), n + 1, dtype=np.int64)
     lane_b = np.full((batches, LANES), n + 1, dtype=np.int64)
     passes = np.zeros((batches, LANES), dtype=np.int64)
@@ -421,7 +602,6 @@ def step_boxes(
 
     delta = np.zeros((n + 2, 4))  # each body's move, and the cosine and sine of its turn, so far
     delta[:, 2] = 1.0
-    turned = np.zeros(n + 1)
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
     for _ in range(substeps):
@@ -429,26 +609,12 @@ def step_boxes(
             if moving[i]:
                 body[i, 0] += h * gravity_x
                 body[i, 1] += h * gravity_y
-        # warm start
-        for t in range(batches):
-            for lane in range(LANES):
-                a = lane_a[t, lane]
-                b = lane_b[t, lane]
-                for p in range(2):
-                    nx = con[t, p, NX, lane]
-                    ny = con[t, p, NY, lane]
-                    px = impulse[t, p, 0, lane] * nx + impulse[t, p, 1, lane] * ny
-                    py = impulse[t, p, 0, lane] * ny - impulse[t, p, 1, lane] * nx
-                    body[a, 0] -= inverse[a, 0] * px
-                    body[a, 1] -= inverse[a, 0] * py
-                    body[a, 2] -= inverse[a, 1] * (con[t, p, RAX, lane] * py - con[t, p, RAY, lane] * px)
-                    body[b, 0] += inverse[b, 0] * px
-                    body[b, 1] += inverse[b, 0] * py
-                    body[b, 2] += inverse[b, 1] * (con[t, p, RBX, lane] * py - con[t, p, RBY, lane] * px)
-        _measure_gaps(lane_a, lane_b, con, delta, gap)
+        _warm_start(starts, lane_a, lane_b, con, impulse, body, inverse)
+        _measure_gaps(starts, lane_a, lane_b, con, delta, gap)
         for it in range(longest):
-            _solve(
-                it, True, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body, inverse,
+            _pass(
+                starts, it, True, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body,
+                inverse,
                 correction, slop, percent, contact_soft, static_soft, push_speed,
             )  # fmt: skip
             if spring_body >= 0:
@@ -457,31 +623,36 @@ def step_boxes(
         for i in range(n + 1):
             if i < n and not moving[i]:
                 continue
-            speed = math.hypot(body[i, 0], body[i, 1])
-            if speed > MAX_SPEED:
-                body[i, 0] *= MAX_SPEED / speed
-                body[i, 1] *= MAX_SPEED / speed
+            speed2 = body[i, 0] * body[i, 0] + body[i, 1] * body[i, 1]
+            if speed2 > MAX_SPEED * MAX_SPEED:
+                scale = MAX_SPEED / math.sqrt(speed2)
+                body[i, 0] *= scale
+                body[i, 1] *= scale
             body[i, 2] = min(max(body[i, 2], -limit), limit)
             delta[i, 0] += h * body[i, 0]
             delta[i, 1] += h * body[i, 1]
-            if body[i, 2] != 0.0:
-                turned[i] += h * body[i, 2]
-                delta[i, 2] = math.cos(turned[i])
-                delta[i, 3] = math.sin(turned[i])
+            # the turn so far, as a unit vector turned on by h·ω (Box2D v3's integration; no sine or cosine)
+            turn = h * body[i, 2]
+            c = delta[i, 2] - turn * delta[i, 3]
+            sn = delta[i, 3] + turn * delta[i, 2]
+            length = math.sqrt(c * c + sn * sn)
+            delta[i, 2] = c / length
+            delta[i, 3] = sn / length
             if i < n:
                 pos[i, 0] += h * body[i, 0]
                 pos[i, 1] += h * body[i, 1]
-                angle[i] += h * body[i, 2]
+                angle[i] += turn
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            _measure_gaps(lane_a, lane_b, con, delta, gap)
-            _solve(
-                0, False, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body, inverse,
+            _measure_gaps(starts, lane_a, lane_b, con, delta, gap)
+            _pass(
+                starts, 0, False, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body,
+                inverse,
                 correction, slop, percent, contact_soft, static_soft, push_speed,
             )  # fmt: skip
         elif correction == SPLIT:
             _push_apart(lane_a, lane_b, con, delta, pos, inverse, n, slop, percent)
-    _measure_gaps(lane_a, lane_b, con, delta, gap)
+    _measure_gaps(starts, lane_a, lane_b, con, delta, gap)
     for k in range(c_a.shape[0]):
         t = slot[k, 0]
         p = slot[k, 1]
