@@ -236,3 +236,6 @@ class BoxGrid:
     pair_a: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_b: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_count: int = 0
+    manifold: np.ndarray = field(default_factory=lambda: np.zeros((256, 11)))
+    """Scratch for each listed pair's manifold while contacts are found (kept: fresh each frame, its
+    pages would fault in again)."""

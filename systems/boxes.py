@@ -15,7 +15,7 @@ from systems.kernels.box_contacts import collide_boxes, remember_impulses
 from systems.kernels.box_grid import box_pairs
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
-from systems.kernels.box_solver import step_boxes
+from systems.kernels.box_solver import step_boxes, work_sizes
 from systems.kernels.grid import bin_points
 from systems.schedule import Stage, Step, System
 from systems.world import by_entity
@@ -184,6 +184,8 @@ def find_contacts(
 ) -> None:
     """Fill ``contacts`` with every point of the listed pairs and of the walls, warm started."""
     n = store.count
+    if len(grid.manifold) < grid.pair_count:
+        grid.manifold = np.zeros((2 * grid.pair_count, 11))
     while True:
         found = collide_boxes(
             store.pos[:n],
@@ -206,6 +208,7 @@ def find_contacts(
             contacts.separation,
             contacts.normal_impulse,
             contacts.tangent_impulse,
+            grid.manifold,
         )
         if found <= len(contacts.a):
             break
@@ -262,6 +265,9 @@ class BoxStepSystem(System):
     def __init__(self) -> None:
         self._rules: tuple[object, ...] | None = None
         """Gravity and the solver settings the boxes last moved under."""
+        self._floats = np.zeros(0)
+        self._ints = np.zeros(0, dtype=np.int64)
+        """The solver's working memory, kept from frame to frame (``step_boxes``)."""
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -317,6 +323,11 @@ class BoxStepSystem(System):
             0.5 * speculative + wall_speed * step.dt,
         )
         m = contacts.count
+        floats, ints = work_sizes(n, m)
+        if len(self._floats) < floats:
+            self._floats = np.zeros(2 * floats)
+        if len(self._ints) < ints:
+            self._ints = np.zeros(2 * ints, dtype=np.int64)
         step_boxes(
             store.pos[:n],
             store.angle[:n],
@@ -335,6 +346,8 @@ class BoxStepSystem(System):
             contacts.normal_impulse[:m],
             contacts.tangent_impulse[:m],
             contacts.gap[:m],
+            self._floats,
+            self._ints,
             spring,
             spring_body,
             settings.gravity[0],

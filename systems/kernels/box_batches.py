@@ -39,28 +39,27 @@ the threads costs more than they save)."""
 
 @numba.njit(cache=True)
 def group_manifolds(
-    c_a: npt.NDArray[np.int64], c_b: npt.NDArray[np.int64], walls: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The runs of consecutive points between the same two bodies: each run's bodies (a negative
-    ``c_b``, a wall, becomes body ``walls``), its first point and its number of points (1 or 2)."""
-    m = c_a.shape[0]
-    count = 0
-    for k in range(m):
-        if k == 0 or c_a[k] != c_a[k - 1] or c_b[k] != c_b[k - 1]:
-            count += 1
-    first_a = np.empty(count, dtype=np.int64)
-    first_b = np.empty(count, dtype=np.int64)
-    first = np.empty(count, dtype=np.int64)
-    points = np.zeros(count, dtype=np.int64)
+    c_a: npt.NDArray[np.int64],
+    c_b: npt.NDArray[np.int64],
+    walls: int,
+    first_a: npt.NDArray[np.int64],
+    first_b: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64],
+    points: npt.NDArray[np.int64],
+) -> int:
+    """The runs of consecutive points between the same two bodies, written into the four arrays
+    (at least as long as ``c_a``): each run's bodies (a negative ``c_b``, a wall, becomes body
+    ``walls``), its first point and its number of points (1 or 2). Returns how many runs."""
     j = -1
-    for k in range(m):
+    for k in range(c_a.shape[0]):
         if k == 0 or c_a[k] != c_a[k - 1] or c_b[k] != c_b[k - 1]:
             j += 1
             first_a[j] = c_a[k]
             first_b[j] = c_b[k] if c_b[k] >= 0 else walls
             first[j] = k
+            points[j] = 0
         points[j] += 1
-    return first_a, first_b, first, points
+    return j + 1
 
 
 @numba.njit(cache=True)
@@ -69,14 +68,16 @@ def split_sides(
     m_b: npt.NDArray[np.int64],
     pos: npt.NDArray[np.float64],
     fixed: npt.NDArray[np.bool_],
-) -> npt.NDArray[np.int64]:
-    """Each manifold's part: 0 when its moving boxes lie left of the median moving box, 1 when right,
-    ``SEAM`` when it joins the two sides (or, below ``SPLIT_FROM`` manifolds, 0 for all)."""
+    part: npt.NDArray[np.int64],
+    xs: npt.NDArray[np.float64],
+) -> None:
+    """Each manifold's ``part``: 0 when its moving boxes lie left of the median moving box, 1 when
+    right, ``SEAM`` when it joins the two sides (or, below ``SPLIT_FROM`` manifolds, 0 for all).
+    ``xs`` is scratch as long as ``pos``."""
     count = m_a.shape[0]
-    part = np.zeros(count, dtype=np.int64)
+    part[:] = 0
     if count < SPLIT_FROM:
-        return part
-    xs = np.empty(pos.shape[0])
+        return
     moving = 0
     for i in range(pos.shape[0]):
         if not fixed[i]:
@@ -94,7 +95,6 @@ def split_sides(
             part[j] = side_a
         else:
             part[j] = SEAM
-    return part
 
 
 @numba.njit(cache=True)
@@ -103,8 +103,15 @@ def pack_batches(
     m_b: npt.NDArray[np.int64],
     fixed: npt.NDArray[np.bool_],
     part: npt.NDArray[np.int64],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Each manifold's batch and lane, and where each part's batches start (``PARTS + 1`` bounds).
+    batch_of: npt.NDArray[np.int64],
+    lane_of: npt.NDArray[np.int64],
+    filled: npt.NDArray[np.int64],
+    onward: npt.NDArray[np.int64],
+    latest: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """Each manifold's ``batch_of`` and ``lane_of``; returns where each part's batches start
+    (``PARTS + 1`` bounds). ``filled`` and ``onward`` are scratch one longer than ``m_a``,
+    ``latest`` as long as ``fixed``.
 
     Each part is packed on its own, in turn. Within a part, a manifold
     goes to the first batch with a free lane that comes after every batch
@@ -114,11 +121,10 @@ def pack_batches(
     batches gives exactly what a pass over its manifolds one by one would.
     """
     count = m_a.shape[0]
-    batch_of = np.empty(count, dtype=np.int64)
-    lane_of = np.empty(count, dtype=np.int64)
-    filled = np.zeros(count + 1, dtype=np.int64)
-    onward = np.arange(count + 1)  # a batch, or one nearer the first batch with a free lane after it
-    latest = np.empty(fixed.shape[0], dtype=np.int64)  # each body's last batch so far
+    filled[:] = 0
+    for t in range(count + 1):
+        onward[t] = t  # a batch, or one nearer the first batch with a free lane after it
+    # latest: each body's last batch so far
     starts = np.zeros(PARTS + 1, dtype=np.int64)
     for this in range(PARTS):
         first = starts[this]
@@ -145,4 +151,4 @@ def pack_batches(
             latest[b] = free
             end = max(end, free + 1)
         starts[this + 1] = end
-    return batch_of, lane_of, starts
+    return starts

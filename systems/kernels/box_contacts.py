@@ -257,6 +257,7 @@ def collide_boxes(
     c_separation: npt.NDArray[np.float64],
     c_normal_impulse: npt.NDArray[np.float64],
     c_tangent_impulse: npt.NDArray[np.float64],
+    manifold: npt.NDArray[np.float64],
 ) -> int:
     """Every contact point of the moving boxes against the walls, then of the listed pairs.
 
@@ -268,7 +269,8 @@ def collide_boxes(
     the count is right: grow them and call again.
 
     The pairs are tested in two halves at once (each pair's manifold into
-    its own row of scratch), then written out in pair order.
+    its own row of ``manifold``, scratch of at least ``(pairs, 11)`` kept
+    by the caller), then written out in pair order.
     """
     capacity = c_a.shape[0]
     bodies = pos.shape[0]
@@ -312,7 +314,6 @@ def collide_boxes(
                 count += 1
     # the pairs' manifolds, two halves at once: count, normal, then per point x, y, separation, feature
     pairs = pair_a.shape[0]
-    manifold = np.empty((pairs, 11))
     middle = pairs // 2
     for part in numba.prange(2):
         for p in range(part * middle, pairs if part else middle):

@@ -87,12 +87,8 @@ def _measure_gaps(
     delta: npt.NDArray[np.float64],
     gap: npt.NDArray[np.float64],
 ) -> None:
-    """Each point's gap now: its gap when found, plus how its two anchors moved apart along the normal.
-
-    ``delta`` ``(n + 2, 4)`` holds each body's move and the cosine and sine
-    of its turn since the call began. Scenes large enough for two sides
-    measure in two halves at once.
-    """
+    """Each point's gap now (``_gap``) into ``gap``; scenes large enough for two sides measure in
+    two halves at once."""
     batches = lane_a.shape[0]
     if _two_sides(starts):
         half = batches // 2
@@ -115,26 +111,36 @@ def _measure_range(
     """``_measure_gaps`` for batches ``[first, last)``."""
     for t in range(first, last):
         for lane in range(LANES):
-            a = lane_a[t, lane]
-            b = lane_b[t, lane]
             for p in range(2):
-                rax = con[t, p, RAX, lane]
-                ray = con[t, p, RAY, lane]
-                rbx = con[t, p, RBX, lane]
-                rby = con[t, p, RBY, lane]
-                dx = (
-                    delta[b, 0]
-                    + delta[b, 2] * rbx
-                    - delta[b, 3] * rby
-                    - (delta[a, 0] + delta[a, 2] * rax - delta[a, 3] * ray)
-                )
-                dy = (
-                    delta[b, 1]
-                    + delta[b, 3] * rbx
-                    + delta[b, 2] * rby
-                    - (delta[a, 1] + delta[a, 3] * rax + delta[a, 2] * ray)
-                )
-                gap[t, p, lane] = dx * con[t, p, NX, lane] + dy * con[t, p, NY, lane] + con[t, p, BASE, lane]
+                gap[t, p, lane] = _gap(con, delta, t, p, lane, lane_a[t, lane], lane_b[t, lane])
+
+
+@numba.njit(cache=True, inline="always")
+def _gap(
+    con: npt.NDArray[np.float64], delta: npt.NDArray[np.float64], t: int, p: int, lane: int, a: int, b: int
+) -> float:
+    """A point's gap now: its gap when found, plus how its two anchors moved apart along the normal.
+
+    ``delta`` ``(n + 2, 4)`` holds each body's move and the cosine and sine
+    of its turn since the call began.
+    """
+    rax = con[t, p, RAX, lane]
+    ray = con[t, p, RAY, lane]
+    rbx = con[t, p, RBX, lane]
+    rby = con[t, p, RBY, lane]
+    dx = (
+        delta[b, 0]
+        + delta[b, 2] * rbx
+        - delta[b, 3] * rby
+        - (delta[a, 0] + delta[a, 2] * rax - delta[a, 3] * ray)
+    )
+    dy = (
+        delta[b, 1]
+        + delta[b, 3] * rbx
+        + delta[b, 2] * rby
+        - (delta[a, 1] + delta[a, 3] * rax + delta[a, 2] * ray)
+    )
+    return dx * con[t, p, NX, lane] + dy * con[t, p, NY, lane] + con[t, p, BASE, lane]
 
 
 @numba.njit(cache=True, inline="always")
@@ -177,7 +183,9 @@ def _point(
     state: tuple[float, float, float, float, float, float, float, float, float, float],
     con: npt.NDArray[np.float64],
     impulse: npt.NDArray[np.float64],
-    s: float,
+    delta: npt.NDArray[np.float64],
+    a: int,
+    b: int,
     t: int,
     p: int,
     lane: int,
@@ -190,8 +198,10 @@ def _point(
     percent: float,
     push_speed: float,
 ) -> tuple[float, float, float, float, float, float, float, float, float, float]:
-    """One point of one lane at gap ``s``: its normal impulse, then its friction; the lane's new state."""
+    """One point of one lane, between bodies ``a`` and ``b``: its normal impulse, then its friction;
+    the lane's new state."""
     vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib = state
+    s = _gap(con, delta, t, p, lane, a, b)
     nx = con[t, p, NX, lane]
     ny = con[t, p, NY, lane]
     rax = con[t, p, RAX, lane]
@@ -261,7 +271,7 @@ def _solve(
     rigid: npt.NDArray[np.bool_],
     con: npt.NDArray[np.float64],
     impulse: npt.NDArray[np.float64],
-    gap: npt.NDArray[np.float64],
+    delta: npt.NDArray[np.float64],
     body: npt.NDArray[np.float64],
     inverse: npt.NDArray[np.float64],
     correction: int,
@@ -274,8 +284,8 @@ def _solve(
     """One Gauss-Seidel pass over batches ``[first, last)``, to the points still owed pass ``it``
     (``passes`` per lane, ``most`` per batch), four lanes at a time.
 
-    ``gap`` holds each point's current gap (positions only change between
-    phases); ``body`` the velocities ``(vx, vy, ω)`` and ``inverse`` the
+    Each point's gap is measured from ``delta`` (positions only change
+    between passes); ``body`` the velocities ``(vx, vy, ω)`` and ``inverse`` the
     inverse mass and inertia (zero for what does not move).
     """
     inv_h = 1.0 / h
@@ -296,22 +306,22 @@ def _solve(
         for p in range(2):
             if it < passes[t, 0]:
                 s0 = _point(
-                    s0, con, impulse, gap[t, p, 0], t, p, 0, mu[t, 0], soft0,
+                    s0, con, impulse, delta, lane_a[t, 0], lane_b[t, 0], t, p, 0, mu[t, 0], soft0,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
             if it < passes[t, 1]:
                 s1 = _point(
-                    s1, con, impulse, gap[t, p, 1], t, p, 1, mu[t, 1], soft1,
+                    s1, con, impulse, delta, lane_a[t, 1], lane_b[t, 1], t, p, 1, mu[t, 1], soft1,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
             if it < passes[t, 2]:
                 s2 = _point(
-                    s2, con, impulse, gap[t, p, 2], t, p, 2, mu[t, 2], soft2,
+                    s2, con, impulse, delta, lane_a[t, 2], lane_b[t, 2], t, p, 2, mu[t, 2], soft2,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
             if it < passes[t, 3]:
                 s3 = _point(
-                    s3, con, impulse, gap[t, p, 3], t, p, 3, mu[t, 3], soft3,
+                    s3, con, impulse, delta, lane_a[t, 3], lane_b[t, 3], t, p, 3, mu[t, 3], soft3,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
         _keep(body, lane_a[t, 0], lane_b[t, 0], s0)
@@ -388,7 +398,7 @@ def _pass(
     rigid: npt.NDArray[np.bool_],
     con: npt.NDArray[np.float64],
     impulse: npt.NDArray[np.float64],
-    gap: npt.NDArray[np.float64],
+    delta: npt.NDArray[np.float64],
     body: npt.NDArray[np.float64],
     inverse: npt.NDArray[np.float64],
     correction: int,
@@ -415,7 +425,7 @@ def _pass(
                 rigid,
                 con,
                 impulse,
-                gap,
+                delta,
                 body,
                 inverse,
                 correction,
@@ -440,7 +450,7 @@ def _pass(
             rigid,
             con,
             impulse,
-            gap,
+            delta,
             body,
             inverse,
             correction,
@@ -464,7 +474,7 @@ def _pass(
         rigid,
         con,
         impulse,
-        gap,
+        delta,
         body,
         inverse,
         correction,
@@ -474,6 +484,15 @@ def _pass(
         static_soft,
         push_speed,
     )
+
+
+@numba.njit(cache=True)
+def work_sizes(n: int, m: int) -> tuple[int, int]:
+    """Floats and integers ``step_boxes`` works in, for ``n`` boxes and ``m`` contact points (at
+    most ``m`` manifolds and ``m`` batches)."""
+    floats = 10 * (n + 2) + (LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES) * m
+    ints = 9 * m + 4 + n + (3 * LANES + 1) * m + 3 * m
+    return floats, ints
 
 
 @numba.njit(cache=True)
@@ -495,6 +514,8 @@ def step_boxes(
     c_normal_impulse: npt.NDArray[np.float64],
     c_tangent_impulse: npt.NDArray[np.float64],
     c_gap: npt.NDArray[np.float64],
+    work_floats: npt.NDArray[np.float64],
+    work_ints: npt.NDArray[np.int64],
     spring: npt.NDArray[np.float64],
     spring_body: int,
     gravity_x: float,
@@ -516,7 +537,10 @@ def step_boxes(
     Contacts are rows ``[0, len(c_a))``, the points of one pair next to
     each other; a negative ``c_b`` is a wall. Their impulses come in warm
     (or zero) and go out as the step ended them; ``c_gap`` gets each point's
-    gap at the end.
+    gap at the end. ``work_floats`` and ``work_ints`` are the solver's
+    working memory, at least ``work_sizes(n, m)`` long: kept from call to
+    call, where fresh arrays each call cost a page fault per 4 kB touched
+    (4 ms a frame for 5050 boxes).
     ``spring`` holds the mouse spring ``[anchor_x, anchor_y (body frame),
     target_x, target_y, hertz, damping ratio, max force, impulse_x,
     impulse_y]``, used when ``spring_body >= 0``; its impulse carries over.
@@ -527,8 +551,17 @@ def step_boxes(
     static_soft = softness(2.0 * contact_hertz, damping_ratio, h)
 
     # the bodies, the walls as body n, and body n + 1 for empty lanes
-    body = np.zeros((n + 2, 3))
-    inverse = np.zeros((n + 2, 2))
+    m = c_a.shape[0]
+    float_count, int_count = work_sizes(n, m)
+    if work_floats.shape[0] < float_count or work_ints.shape[0] < int_count:
+        raise ValueError("step_boxes: the work arrays are shorter than work_sizes(n, m)")
+    # the bodies, the walls as body n, and body n + 1 for empty lanes
+    body = work_floats[: 3 * (n + 2)].reshape((n + 2, 3))
+    inverse = work_floats[3 * (n + 2) : 5 * (n + 2)].reshape((n + 2, 2))
+    delta = work_floats[5 * (n + 2) : 9 * (n + 2)].reshape((n + 2, 4))
+    xs = work_floats[9 * (n + 2) : 10 * (n + 2)]
+    body[:] = 0.0
+    inverse[:] = 0.0
     for i in range(n):
         if moving[i]:
             body[i, 0] = vel[i, 0]
@@ -543,21 +576,54 @@ def step_boxes(
         fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
 
     # manifolds into batches; each point's constants into its batch, point and lane
-    m_a, m_b, m_first, m_points = group_manifolds(c_a, c_b, n)
-    batch_of, lane_of, starts = pack_batches(m_a, m_b, fixed, split_sides(m_a, m_b, pos, fixed))
+    m_a = work_ints[0:m]
+    m_b = work_ints[m : 2 * m]
+    m_first = work_ints[2 * m : 3 * m]
+    m_points = work_ints[3 * m : 4 * m]
+    manifolds = group_manifolds(c_a, c_b, n, m_a, m_b, m_first, m_points)
+    m_a = m_a[:manifolds]
+    m_b = m_b[:manifolds]
+    part = work_ints[4 * m : 4 * m + manifolds]
+    batch_of = work_ints[5 * m : 5 * m + manifolds]
+    lane_of = work_ints[6 * m : 6 * m + manifolds]
+    split_sides(m_a, m_b, pos, fixed, part, xs)
+    starts = pack_batches(
+        m_a,
+        m_b,
+        fixed,
+        part,
+        batch_of,
+        lane_of,
+        work_ints[7 * m : 8 * m + 1],
+        work_ints[8 * m + 1 : 9 * m + 2],
+        work_ints[9 * m + 2 : 9 * m + 4 + n],
+    )
     batches = starts[-1]
-    lane_a = np.full((batches, LANES), n + 1, dtype=np.int64)
-    lane_b = np.full((batches, LANES), n + 1, dtype=np.int64)
-    passes = np.zeros((batches, LANES), dtype=np.int64)
-    most = np.zeros(batches, dtype=np.int64)
-    mu = np.zeros((batches, LANES))
+    at = 9 * m + 4 + n
+    lane_a = work_ints[at : at + LANES * batches].reshape((batches, LANES))
+    lane_b = work_ints[at + LANES * batches : at + 2 * LANES * batches].reshape((batches, LANES))
+    passes = work_ints[at + 2 * LANES * batches : at + 3 * LANES * batches].reshape((batches, LANES))
+    most = work_ints[at + 3 * LANES * batches : at + (3 * LANES + 1) * batches]
+    at += (3 * LANES + 1) * batches
+    slot = work_ints[at : at + 3 * m].reshape((m, 3))  # each point's batch, point and lane
+    lane_a[:] = n + 1
+    lane_b[:] = n + 1
+    passes[:] = 0
+    most[:] = 0
+    at = 10 * (n + 2)
+    mu = work_floats[at : at + LANES * batches].reshape((batches, LANES))
+    at += LANES * batches
+    con = work_floats[at : at + 2 * FIELDS * LANES * batches].reshape((batches, 2, FIELDS, LANES))
+    at += 2 * FIELDS * LANES * batches
+    impulse = work_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
+    at += 4 * LANES * batches
+    gap = work_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
+    mu[:] = 0.0
+    con[:] = 0.0
+    impulse[:] = 0.0
     rigid = np.zeros((batches, LANES), dtype=np.bool_)
-    con = np.zeros((batches, 2, FIELDS, LANES))
-    impulse = np.zeros((batches, 2, 2, LANES))
-    gap = np.zeros((batches, 2, LANES))
-    slot = np.empty((c_a.shape[0], 3), dtype=np.int64)  # each point's batch, point and lane
     longest = iterations
-    for j in range(m_a.shape[0]):
+    for j in range(manifolds):
         t = batch_of[j]
         lane = lane_of[j]
         a = m_a[j]
@@ -600,7 +666,7 @@ def step_boxes(
             impulse[t, p, 0, lane] = c_normal_impulse[k]
             impulse[t, p, 1, lane] = c_tangent_impulse[k]
 
-    delta = np.zeros((n + 2, 4))  # each body's move, and the cosine and sine of its turn, so far
+    delta[:] = 0.0  # each body's move, and the cosine and sine of its turn, so far
     delta[:, 2] = 1.0
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
@@ -610,10 +676,9 @@ def step_boxes(
                 body[i, 0] += h * gravity_x
                 body[i, 1] += h * gravity_y
         _warm_start(starts, lane_a, lane_b, con, impulse, body, inverse)
-        _measure_gaps(starts, lane_a, lane_b, con, delta, gap)
         for it in range(longest):
             _pass(
-                starts, it, True, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body,
+                starts, it, True, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, delta, body,
                 inverse,
                 correction, slop, percent, contact_soft, static_soft, push_speed,
             )  # fmt: skip
@@ -644,9 +709,8 @@ def step_boxes(
                 angle[i] += turn
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            _measure_gaps(starts, lane_a, lane_b, con, delta, gap)
             _pass(
-                starts, 0, False, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, gap, body,
+                starts, 0, False, h, lane_a, lane_b, passes, most, mu, rigid, con, impulse, delta, body,
                 inverse,
                 correction, slop, percent, contact_soft, static_soft, push_speed,
             )  # fmt: skip
