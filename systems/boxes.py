@@ -197,9 +197,7 @@ def find_contacts(
             grid.pair_b[: grid.pair_count],
             walls,
             wall_margin,
-            contacts.last_key,
-            contacts.last_normal_impulse,
-            contacts.last_tangent_impulse,
+            contacts.last,
             contacts.a,
             contacts.b,
             contacts.key,
@@ -220,17 +218,13 @@ def keep_impulses(contacts: ContactStore) -> None:
     """Keep this step's impulses, by key, for the next step's warm start."""
     m = contacts.count
     size = max(64, 1 << math.ceil(math.log2(2 * m + 1)))
-    if len(contacts.last_key) != size:
-        contacts.last_key = np.full(size, -1, dtype=np.int64)
-        contacts.last_normal_impulse = np.zeros(size)
-        contacts.last_tangent_impulse = np.zeros(size)
+    if len(contacts.last) != size:
+        contacts.last = np.full((size, 3), -1.0)
     remember_impulses(
         contacts.key[:m],
         contacts.normal_impulse[:m],
         contacts.tangent_impulse[:m],
-        contacts.last_key,
-        contacts.last_normal_impulse,
-        contacts.last_tangent_impulse,
+        contacts.last,
     )
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from components import Balls, Boxes, Cloth, Skinned, SoftBody, Stores
 from systems import world
-from systems.kernels.measure import deepest_overlap, longest_move
+from systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
 from systems.schedule import Stage, Step, System
 
 SETTLE_DISTANCE = 0.01
@@ -59,16 +59,15 @@ def bone_frames() -> np.ndarray:
 
 def box_moves(stores: Stores, last: np.ndarray) -> float:
     """The farthest any point of any box moved since the poses ``last`` ``(n, 3)``: centre move plus
-    turn times half diagonal, px."""
+    turn times half diagonal, px. ``last`` then holds the poses of now (infinity, and no update,
+    when the box count changed)."""
     boxes = stores.rigid
     n = boxes.count
     if n == 0:
         return 0.0
     if len(last) != n:
         return math.inf
-    shift = np.hypot(boxes.pos[:n, 0] - last[:, 0], boxes.pos[:n, 1] - last[:, 1])
-    turn = np.abs(boxes.angle[:n] - last[:, 2]) * np.hypot(boxes.half[:n, 0], boxes.half[:n, 1])
-    return float(np.max(shift + turn))
+    return farthest_box_move(boxes.pos[:n], boxes.angle[:n], boxes.half[:n], last)
 
 
 def box_poses(stores: Stores) -> np.ndarray:
@@ -133,7 +132,8 @@ class MetricsSystem(System):
             move = math.inf  # particles appeared or vanished: the world is not settled
         if stores.rigid.count:
             move = max(move, box_moves(stores, self._last_boxes))
-            self._last_boxes = box_poses(stores)
+            if len(self._last_boxes) != stores.rigid.count:
+                self._last_boxes = box_poses(stores)
         bones = bone_frames()
         if len(bones):
             # a bone's origin moving, or its x axis turning (times a px of reach), is motion

@@ -29,6 +29,9 @@ FEATURES = 128
 
 PLANES = 4
 
+PARALLEL_PAIRS = 1000
+"""Pairs from which the manifolds are found on two threads (fewer: starting them costs more)."""
+
 
 @numba.njit(cache=True)
 def _axes(c: float, s: float) -> tuple[float, float, float, float]:
@@ -246,9 +249,7 @@ def collide_boxes(
     pair_b: npt.NDArray[np.int64],
     walls: npt.NDArray[np.float64],
     wall_margin: float,
-    last_key: npt.NDArray[np.int64],
-    last_normal_impulse: npt.NDArray[np.float64],
-    last_tangent_impulse: npt.NDArray[np.float64],
+    table: npt.NDArray[np.float64],
     c_a: npt.NDArray[np.int64],
     c_b: npt.NDArray[np.int64],
     c_key: npt.NDArray[np.int64],
@@ -263,19 +264,19 @@ def collide_boxes(
 
     ``walls`` is ``(4, 3)``: each wall's inward normal and offset
     (``m · x >= offset`` is inside), in ``plane_body`` order. A point whose
-    key is in the ``last_`` hash table (``remember_impulses``) starts from
+    key is in the hash ``table`` (``remember_impulses``) starts from
     the impulses it ended the last step with; new points start from zero.
     Returns the number of points; when the ``c_`` rows are too few, only
     the count is right: grow them and call again.
 
-    The pairs are tested in two halves at once (each pair's manifold into
+    Many pairs are tested in two halves at once (each pair's manifold into
     its own row of ``manifold``, scratch of at least ``(pairs, 11)`` kept
     by the caller), then written out in pair order.
     """
     capacity = c_a.shape[0]
     bodies = pos.shape[0]
     turn = np.empty((bodies, 2))  # each box's cosine and sine, once: the tests below need them many times
-    for i in numba.prange(bodies):
+    for i in range(bodies):
         turn[i, 0] = math.cos(angle[i])
         turn[i, 1] = math.sin(angle[i])
     count = 0
@@ -312,39 +313,16 @@ def collide_boxes(
                     c_separation[count] = s0 if k == 0 else s1
                     c_key[count] = contact_key(a, -1 - side, f0 if k == 0 else f1, bodies)
                 count += 1
-    # the pairs' manifolds, two halves at once: count, normal, then per point x, y, separation, feature
+    # the pairs' manifolds (two halves at once when there are many), then written out in pair order
     pairs = pair_a.shape[0]
-    middle = pairs // 2
-    for part in numba.prange(2):
-        for p in range(part * middle, pairs if part else middle):
-            a = pair_a[p]
-            b = pair_b[p]
-            found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
-                pos[a, 0],
-                pos[a, 1],
-                turn[a, 0],
-                turn[a, 1],
-                half[a, 0],
-                half[a, 1],
-                pos[b, 0],
-                pos[b, 1],
-                turn[b, 0],
-                turn[b, 1],
-                half[b, 0],
-                half[b, 1],
-                margin[a] + margin[b],
+    if pairs >= PARALLEL_PAIRS:
+        middle = pairs // 2
+        for part in numba.prange(2):
+            _manifolds(
+                part * middle, pairs if part else middle, pos, turn, half, margin, pair_a, pair_b, manifold
             )
-            manifold[p, 0] = found
-            manifold[p, 1] = nx
-            manifold[p, 2] = ny
-            manifold[p, 3] = x0
-            manifold[p, 4] = y0
-            manifold[p, 5] = s0
-            manifold[p, 6] = f0
-            manifold[p, 7] = x1
-            manifold[p, 8] = y1
-            manifold[p, 9] = s1
-            manifold[p, 10] = f1
+    else:
+        _manifolds(0, pairs, pos, turn, half, margin, pair_a, pair_b, manifold)
     for p in range(pairs):
         a = pair_a[p]
         b = pair_b[p]
@@ -361,20 +339,96 @@ def collide_boxes(
             count += 1
     if count > capacity:
         return count
-    mask = last_key.shape[0] - 1
-    middle = count // 2
-    for part in numba.prange(2):
-        for k in range(part * middle, count if part else middle):
-            c_normal_impulse[k] = 0.0
-            c_tangent_impulse[k] = 0.0
-            slot = _hash(c_key[k]) & mask
-            while last_key[slot] >= 0:
-                if last_key[slot] == c_key[k]:
-                    c_normal_impulse[k] = last_normal_impulse[slot]
-                    c_tangent_impulse[k] = last_tangent_impulse[slot]
-                    break
-                slot = (slot + 1) & mask
+    if count >= 2 * PARALLEL_PAIRS:
+        middle = count // 2
+        for part in numba.prange(2):
+            _warm_impulses(
+                part * middle,
+                count if part else middle,
+                c_key,
+                table,
+                c_normal_impulse,
+                c_tangent_impulse,
+            )
+    else:
+        _warm_impulses(
+            0,
+            count,
+            c_key,
+            table,
+            c_normal_impulse,
+            c_tangent_impulse,
+        )
     return count
+
+
+@numba.njit(cache=True)
+def _manifolds(
+    first: int,
+    last: int,
+    pos: npt.NDArray[np.float64],
+    turn: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    margin: npt.NDArray[np.float64],
+    pair_a: npt.NDArray[np.int64],
+    pair_b: npt.NDArray[np.int64],
+    manifold: npt.NDArray[np.float64],
+) -> None:
+    """Pairs ``[first, last)``: each one's manifold into its row of ``manifold`` (count, normal, then
+    each point's x, y, separation and feature)."""
+    for p in range(first, last):
+        a = pair_a[p]
+        b = pair_b[p]
+        found, nx, ny, x0, y0, s0, f0, x1, y1, s1, f1 = box_box(
+            pos[a, 0],
+            pos[a, 1],
+            turn[a, 0],
+            turn[a, 1],
+            half[a, 0],
+            half[a, 1],
+            pos[b, 0],
+            pos[b, 1],
+            turn[b, 0],
+            turn[b, 1],
+            half[b, 0],
+            half[b, 1],
+            margin[a] + margin[b],
+        )
+        manifold[p, 0] = found
+        manifold[p, 1] = nx
+        manifold[p, 2] = ny
+        manifold[p, 3] = x0
+        manifold[p, 4] = y0
+        manifold[p, 5] = s0
+        manifold[p, 6] = f0
+        manifold[p, 7] = x1
+        manifold[p, 8] = y1
+        manifold[p, 9] = s1
+        manifold[p, 10] = f1
+
+
+@numba.njit(cache=True)
+def _warm_impulses(
+    first: int,
+    last: int,
+    c_key: npt.NDArray[np.int64],
+    table: npt.NDArray[np.float64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+) -> None:
+    """Points ``[first, last)`` start from the impulses the hash table keeps for their keys, or zero."""
+    mask = table.shape[0] - 1
+    for k in range(first, last):
+        c_normal_impulse[k] = 0.0
+        c_tangent_impulse[k] = 0.0
+        key = float(c_key[k])
+        slot = _hash(c_key[k]) & mask
+        while table[slot, 0] >= 0.0:
+            if table[slot, 0] == key:
+                c_normal_impulse[k] = table[slot, 1]
+                c_tangent_impulse[k] = table[slot, 2]
+                break
+            slot = (slot + 1) & mask
 
 
 GOLDEN = -7046029254386353131
@@ -392,18 +446,17 @@ def remember_impulses(
     c_key: npt.NDArray[np.int64],
     c_normal_impulse: npt.NDArray[np.float64],
     c_tangent_impulse: npt.NDArray[np.float64],
-    table_key: npt.NDArray[np.int64],
-    table_normal_impulse: npt.NDArray[np.float64],
-    table_tangent_impulse: npt.NDArray[np.float64],
+    table: npt.NDArray[np.float64],
 ) -> None:
-    """Fill the hash table (size a power of two, at least twice the points) with this step's
-    points and impulses, for the next step's warm start (linear probing; keys are unique)."""
-    table_key[:] = -1
-    mask = table_key.shape[0] - 1
+    """Fill the hash ``table`` (rows of key, normal and tangent impulse; a power of two of them, at
+    least twice the points) with this step's points, for the next step's warm start (linear
+    probing; keys are unique)."""
+    table[:, 0] = -1.0
+    mask = table.shape[0] - 1
     for k in range(c_key.shape[0]):
         slot = _hash(c_key[k]) & mask
-        while table_key[slot] >= 0:
+        while table[slot, 0] >= 0.0:
             slot = (slot + 1) & mask
-        table_key[slot] = c_key[k]
-        table_normal_impulse[slot] = c_normal_impulse[k]
-        table_tangent_impulse[slot] = c_tangent_impulse[k]
+        table[slot, 0] = float(c_key[k])
+        table[slot, 1] = c_normal_impulse[k]
+        table[slot, 2] = c_tangent_impulse[k]

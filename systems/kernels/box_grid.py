@@ -14,6 +14,9 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+PARALLEL_BOXES = 1000
+"""Boxes from which the pairs are listed on two threads (fewer: starting them costs more)."""
+
 
 @numba.njit(cache=True)
 def extent(angle: float, hx: float, hy: float) -> tuple[float, float]:
@@ -45,23 +48,31 @@ def box_pairs(
     pairs there are; when more than ``pair_a`` holds, only the count is
     right: grow the buffers and call again.
 
-    Two passes over the boxes, each split across threads: the first counts
+    Many boxes take two passes, each split across threads: the first counts
     each box's pairs, the second writes them where the counts say, so the
     list comes out in the same order however the work was split.
     """
     n = pos.shape[0]
     reach = np.empty((n, 2))  # each box's bounding half extents, once
-    for i in numba.prange(n):
+    for i in range(n):
         reach[i, 0], reach[i, 1] = extent(angle[i], half[i, 0], half[i, 1])
+    capacity = pair_a.shape[0]
+    if n < PARALLEL_BOXES:
+        count = 0
+        for i in range(n):
+            count += _pairs_of(
+                i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, count
+            )
+        return count
     first = np.zeros(n + 1, dtype=np.int64)
     for i in numba.prange(n):
         first[i + 1] = _pairs_of(
-            i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, -1
+            i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, capacity
         )
     for i in range(n):
         first[i + 1] += first[i]
     count = first[n]
-    if count <= pair_a.shape[0]:
+    if count <= capacity:
         for i in numba.prange(n):
             _pairs_of(
                 i,
@@ -97,8 +108,8 @@ def _pairs_of(
     pair_b: npt.NDArray[np.int64],
     at: int,
 ) -> int:
-    """Box ``i``'s pairs with the boxes after it in the nine cells round its own: how many, and
-    (when ``at >= 0``) written from row ``at`` on."""
+    """Box ``i``'s pairs with the boxes after it in the nine cells round its own: how many; they are
+    written from row ``at`` on, as far as the rows go (``at = len(pair_a)``: only counted)."""
     count = 0
     c = cell_of[i]
     cx = c % cols
@@ -115,7 +126,7 @@ def _pairs_of(
                     continue
                 if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
                     continue
-                if at >= 0:
+                if at + count < pair_a.shape[0]:
                     pair_a[at + count] = i
                     pair_b[at + count] = j
                 count += 1

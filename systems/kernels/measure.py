@@ -38,3 +38,24 @@ def longest_move(pos: npt.NDArray[np.float64], last: npt.NDArray[np.float64]) ->
         dy = pos[k, 1] - last[k, 1]
         longest2 = max(longest2, dx * dx + dy * dy)
     return math.sqrt(longest2)
+
+
+@numba.njit(cache=True)
+def farthest_box_move(
+    pos: npt.NDArray[np.float64],
+    angle: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    last: npt.NDArray[np.float64],
+) -> float:
+    """The farthest any point of any box moved since the poses ``last`` ``(n, 3)`` (centre move plus
+    turn times half diagonal, px); ``last`` then takes the poses of now."""
+    farthest = 0.0
+    for k in range(pos.shape[0]):
+        dx = pos[k, 0] - last[k, 0]
+        dy = pos[k, 1] - last[k, 1]
+        reach = math.sqrt(half[k, 0] * half[k, 0] + half[k, 1] * half[k, 1])
+        farthest = max(farthest, math.sqrt(dx * dx + dy * dy) + abs(angle[k] - last[k, 2]) * reach)
+        last[k, 0] = pos[k, 0]
+        last[k, 1] = pos[k, 1]
+        last[k, 2] = angle[k]
+    return farthest
