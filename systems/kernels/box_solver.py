@@ -72,6 +72,19 @@ def softness(hertz: float, zeta: float, h: float) -> tuple[float, float, float]:
     return omega / a1, a2 * a3, a3
 
 
+ONLY_PRANGE = {
+    "comprehension": False,
+    "setitem": False,
+    "inplace_binop": False,
+    "reduction": False,
+    "numpy": False,
+    "stencil": False,
+    "fusion": False,
+    "prange": True,
+}
+"""Numba's parallel options for the step: only the loops written as ``prange`` run on threads (and only
+in large scenes), so a small scene never pays for starting them."""
+
 NX, NY, RAX, RAY, RBX, RBY, NORMAL_MASS, TANGENT_MASS, BASE = range(9)
 """A point's constants for the call, by field: normal, anchors on a and b (from their centres),
 effective masses along the normal and the tangent, and its gap less how its anchors lay apart."""
@@ -486,6 +499,111 @@ def _pass(
     )
 
 
+@numba.njit(cache=True, inline="always")
+def _prepare_manifold(
+    j: int,
+    n: int,
+    iterations: int,
+    pos: npt.NDArray[np.float64],
+    friction: npt.NDArray[np.float64],
+    body_iterations: npt.NDArray[np.int64],
+    inverse: npt.NDArray[np.float64],
+    c_point: npt.NDArray[np.float64],
+    c_normal: npt.NDArray[np.float64],
+    c_separation: npt.NDArray[np.float64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+    m_a: npt.NDArray[np.int64],
+    m_b: npt.NDArray[np.int64],
+    m_first: npt.NDArray[np.int64],
+    m_points: npt.NDArray[np.int64],
+    batch_of: npt.NDArray[np.int64],
+    lane_of: npt.NDArray[np.int64],
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    passes: npt.NDArray[np.int64],
+    mu: npt.NDArray[np.float64],
+    rigid: npt.NDArray[np.bool_],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+    slot: npt.NDArray[np.int64],
+) -> None:
+    """Manifold ``j`` into its batch and lane: bodies, passes, friction, and each point's constants."""
+    t = batch_of[j]
+    lane = lane_of[j]
+    a = m_a[j]
+    b = m_b[j]
+    lane_a[t, lane] = a
+    lane_b[t, lane] = b
+    count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
+    passes[t, lane] = count if count > 0 else iterations
+    mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
+    rigid[t, lane] = inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0
+    for p in range(m_points[j]):
+        k = m_first[j] + p
+        slot[k, 0] = t
+        slot[k, 1] = p
+        slot[k, 2] = lane
+        nx = c_normal[k, 0]
+        ny = c_normal[k, 1]
+        rax = c_point[k, 0] - pos[a, 0]
+        ray = c_point[k, 1] - pos[a, 1]
+        # the walls' anchor is the point itself (their "centre" is the origin, and they never turn)
+        rbx = c_point[k, 0] - (pos[b, 0] if b < n else 0.0)
+        rby = c_point[k, 1] - (pos[b, 1] if b < n else 0.0)
+        rna = rax * ny - ray * nx
+        rnb = rbx * ny - rby * nx
+        rta = -rax * nx - ray * ny  # r × t with t = (n.y, -n.x)
+        rtb = -rbx * nx - rby * ny
+        k_n = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rna * rna + inverse[b, 1] * rnb * rnb
+        k_t = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rta * rta + inverse[b, 1] * rtb * rtb
+        con[t, p, NX, lane] = nx
+        con[t, p, NY, lane] = ny
+        con[t, p, RAX, lane] = rax
+        con[t, p, RAY, lane] = ray
+        con[t, p, RBX, lane] = rbx
+        con[t, p, RBY, lane] = rby
+        con[t, p, NORMAL_MASS, lane] = 1.0 / k_n if k_n > 0.0 else 0.0
+        con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
+        con[t, p, BASE, lane] = c_separation[k] - ((rbx - rax) * nx + (rby - ray) * ny)
+        impulse[t, p, 0, lane] = c_normal_impulse[k]
+        impulse[t, p, 1, lane] = c_tangent_impulse[k]
+
+
+@numba.njit(cache=True, inline="always")
+def _move(
+    i: int,
+    n: int,
+    h: float,
+    limit: float,
+    body: npt.NDArray[np.float64],
+    delta: npt.NDArray[np.float64],
+    pos: npt.NDArray[np.float64],
+    angle: npt.NDArray[np.float64],
+) -> None:
+    """Body ``i`` moves and turns for ``h`` (its speed and spin clamped); the walls (``i == n``) only
+    keep count of their move."""
+    speed2 = body[i, 0] * body[i, 0] + body[i, 1] * body[i, 1]
+    if speed2 > MAX_SPEED * MAX_SPEED:
+        scale = MAX_SPEED / math.sqrt(speed2)
+        body[i, 0] *= scale
+        body[i, 1] *= scale
+    body[i, 2] = min(max(body[i, 2], -limit), limit)
+    delta[i, 0] += h * body[i, 0]
+    delta[i, 1] += h * body[i, 1]
+    # the turn so far, as a unit vector turned on by h·ω (Box2D v3's integration; no sine or cosine)
+    turn = h * body[i, 2]
+    c = delta[i, 2] - turn * delta[i, 3]
+    s = delta[i, 3] + turn * delta[i, 2]
+    length = math.sqrt(c * c + s * s)
+    delta[i, 2] = c / length
+    delta[i, 3] = s / length
+    if i < n:
+        pos[i, 0] += h * body[i, 0]
+        pos[i, 1] += h * body[i, 1]
+        angle[i] += turn
+
+
 @numba.njit(cache=True)
 def work_sizes(n: int, m: int) -> tuple[int, int]:
     """Floats and integers ``step_boxes`` works in, for ``n`` boxes and ``m`` contact points (at
@@ -495,7 +613,7 @@ def work_sizes(n: int, m: int) -> tuple[int, int]:
     return floats, ints
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=ONLY_PRANGE)
 def step_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -622,49 +740,25 @@ def step_boxes(
     con[:] = 0.0
     impulse[:] = 0.0
     rigid = np.zeros((batches, LANES), dtype=np.bool_)
+    if _two_sides(starts):
+        for j in numba.prange(manifolds):
+            _prepare_manifold(
+                j, n, iterations, pos, friction, body_iterations, inverse, c_point, c_normal,
+                c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first, m_points, batch_of,
+                lane_of, lane_a, lane_b, passes, mu, rigid, con, impulse, slot
+            )  # fmt: skip
+    else:
+        for j in range(manifolds):
+            _prepare_manifold(
+                j, n, iterations, pos, friction, body_iterations, inverse, c_point, c_normal,
+                c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first, m_points, batch_of,
+                lane_of, lane_a, lane_b, passes, mu, rigid, con, impulse, slot
+            )  # fmt: skip
     longest = iterations
-    for j in range(manifolds):
-        t = batch_of[j]
-        lane = lane_of[j]
-        a = m_a[j]
-        b = m_b[j]
-        lane_a[t, lane] = a
-        lane_b[t, lane] = b
-        count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
-        passes[t, lane] = count if count > 0 else iterations
-        most[t] = max(most[t], passes[t, lane])
-        longest = max(longest, passes[t, lane])
-        mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
-        rigid[t, lane] = inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0
-        for p in range(m_points[j]):
-            k = m_first[j] + p
-            slot[k, 0] = t
-            slot[k, 1] = p
-            slot[k, 2] = lane
-            nx = c_normal[k, 0]
-            ny = c_normal[k, 1]
-            rax = c_point[k, 0] - pos[a, 0]
-            ray = c_point[k, 1] - pos[a, 1]
-            # the walls' anchor is the point itself (their "centre" is the origin, and they never turn)
-            rbx = c_point[k, 0] - (pos[b, 0] if b < n else 0.0)
-            rby = c_point[k, 1] - (pos[b, 1] if b < n else 0.0)
-            rna = rax * ny - ray * nx
-            rnb = rbx * ny - rby * nx
-            rta = -rax * nx - ray * ny  # r × t with t = (n.y, -n.x)
-            rtb = -rbx * nx - rby * ny
-            k_n = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rna * rna + inverse[b, 1] * rnb * rnb
-            k_t = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rta * rta + inverse[b, 1] * rtb * rtb
-            con[t, p, NX, lane] = nx
-            con[t, p, NY, lane] = ny
-            con[t, p, RAX, lane] = rax
-            con[t, p, RAY, lane] = ray
-            con[t, p, RBX, lane] = rbx
-            con[t, p, RBY, lane] = rby
-            con[t, p, NORMAL_MASS, lane] = 1.0 / k_n if k_n > 0.0 else 0.0
-            con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
-            con[t, p, BASE, lane] = c_separation[k] - ((rbx - rax) * nx + (rby - ray) * ny)
-            impulse[t, p, 0, lane] = c_normal_impulse[k]
-            impulse[t, p, 1, lane] = c_tangent_impulse[k]
+    for t in range(batches):
+        for lane in range(LANES):
+            most[t] = max(most[t], passes[t, lane])
+        longest = max(longest, most[t])
 
     delta[:] = 0.0  # each body's move, and the cosine and sine of its turn, so far
     delta[:, 2] = 1.0
@@ -685,28 +779,14 @@ def step_boxes(
             if spring_body >= 0:
                 _pull(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
-        for i in range(n + 1):
-            if i < n and not moving[i]:
-                continue
-            speed2 = body[i, 0] * body[i, 0] + body[i, 1] * body[i, 1]
-            if speed2 > MAX_SPEED * MAX_SPEED:
-                scale = MAX_SPEED / math.sqrt(speed2)
-                body[i, 0] *= scale
-                body[i, 1] *= scale
-            body[i, 2] = min(max(body[i, 2], -limit), limit)
-            delta[i, 0] += h * body[i, 0]
-            delta[i, 1] += h * body[i, 1]
-            # the turn so far, as a unit vector turned on by h·ω (Box2D v3's integration; no sine or cosine)
-            turn = h * body[i, 2]
-            c = delta[i, 2] - turn * delta[i, 3]
-            sn = delta[i, 3] + turn * delta[i, 2]
-            length = math.sqrt(c * c + sn * sn)
-            delta[i, 2] = c / length
-            delta[i, 3] = sn / length
-            if i < n:
-                pos[i, 0] += h * body[i, 0]
-                pos[i, 1] += h * body[i, 1]
-                angle[i] += turn
+        if _two_sides(starts):
+            for i in numba.prange(n + 1):
+                if i == n or moving[i]:
+                    _move(i, n, h, limit, body, delta, pos, angle)
+        else:
+            for i in range(n + 1):
+                if i == n or moving[i]:
+                    _move(i, n, h, limit, body, delta, pos, angle)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
             _pass(
