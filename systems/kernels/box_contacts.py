@@ -417,18 +417,18 @@ def _warm_impulses(
     c_tangent_impulse: npt.NDArray[np.float64],
 ) -> None:
     """Points ``[first, last)`` start from the impulses the hash table keeps for their keys, or zero."""
-    mask = table.shape[0] - 1
+    size = table.shape[0]
     for k in range(first, last):
         c_normal_impulse[k] = 0.0
         c_tangent_impulse[k] = 0.0
         key = float(c_key[k])
-        slot = _hash(c_key[k]) & mask
+        slot = _hash(c_key[k]) & (size - 1)
         while table[slot, 0] >= 0.0:
             if table[slot, 0] == key:
                 c_normal_impulse[k] = table[slot, 1]
                 c_tangent_impulse[k] = table[slot, 2]
                 break
-            slot = (slot + 1) & mask
+            slot = _next_slot(slot, size)
 
 
 GOLDEN = -7046029254386353131
@@ -442,6 +442,15 @@ def _hash(key: int) -> int:
 
 
 @numba.njit(cache=True)
+def _next_slot(slot: int, size: int) -> int:
+    """The slot probed after ``slot``: the next one, wrapping round within its half of the table (so
+    the two halves can be filled at once)."""
+    half = size >> 1
+    base = slot & half
+    return base + ((slot - base + 1) & (half - 1))
+
+
+@numba.njit(cache=True, parallel=True)
 def remember_impulses(
     c_key: npt.NDArray[np.int64],
     c_normal_impulse: npt.NDArray[np.float64],
@@ -450,13 +459,39 @@ def remember_impulses(
 ) -> None:
     """Fill the hash ``table`` (rows of key, normal and tangent impulse; a power of two of them, at
     least twice the points) with this step's points, for the next step's warm start (linear
-    probing; keys are unique)."""
-    table[:, 0] = -1.0
-    mask = table.shape[0] - 1
+    probing within the half of the table a key hashes to; keys are unique).
+
+    Many points fill the two halves on two threads, each taking the keys that hash into it in the
+    points' order, so the table is the same however many threads there are. Each half has room for
+    every point (the table is at least twice their number), so a probe always ends.
+    """
+    if c_key.shape[0] >= 2 * PARALLEL_PAIRS:
+        for half in numba.prange(2):
+            _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)
+    else:
+        for half in range(2):
+            _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)
+
+
+@numba.njit(cache=True)
+def _remember_half(
+    half: int,
+    c_key: npt.NDArray[np.int64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+    table: npt.NDArray[np.float64],
+) -> None:
+    """``remember_impulses`` for the keys that hash into half ``half`` of the table."""
+    size = table.shape[0]
+    low = half * (size >> 1)
+    high = low + (size >> 1)
+    table[low:high, 0] = -1.0
     for k in range(c_key.shape[0]):
-        slot = _hash(c_key[k]) & mask
+        slot = _hash(c_key[k]) & (size - 1)
+        if slot < low or slot >= high:
+            continue
         while table[slot, 0] >= 0.0:
-            slot = (slot + 1) & mask
+            slot = _next_slot(slot, size)
         table[slot, 0] = float(c_key[k])
         table[slot, 1] = c_normal_impulse[k]
         table[slot, 2] = c_tangent_impulse[k]
