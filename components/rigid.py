@@ -235,6 +235,8 @@ class BoxGrid:
     pair_a: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_b: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_count: int = 0
+    turn: np.ndarray = field(default_factory=lambda: np.zeros((64, 2)))
+    """Each box's cosine and sine this step, for the pair and contact tests."""
     manifold: np.ndarray = field(default_factory=lambda: np.zeros((256, 11)))
     """Scratch for each listed pair's manifold while contacts are found (kept: fresh each frame, its
     pages would fault in again)."""

@@ -12,7 +12,7 @@ from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidSto
 from components.tools import NOTHING
 from systems import world
 from systems.kernels.box_contacts import collide_boxes, remember_impulses
-from systems.kernels.box_grid import box_pairs
+from systems.kernels.box_grid import box_pairs, box_turns
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
 from systems.kernels.box_solver import step_boxes, work_sizes
@@ -137,7 +137,7 @@ def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.
     grid.pair_count, grid.pair_a, grid.pair_b = fill_pairs(
         lambda a, b: box_pairs(
             store.pos[:n],
-            store.angle[:n],
+            grid.turn[:n],
             store.half[:n],
             moving,
             margin,
@@ -189,7 +189,7 @@ def find_contacts(
     while True:
         found = collide_boxes(
             store.pos[:n],
-            store.angle[:n],
+            grid.turn[:n],
             store.half[:n],
             moving,
             margin,
@@ -295,6 +295,9 @@ class BoxStepSystem(System):
         margin = 0.5 * speculative + speed * step.dt
         reach = 2.0 * store.max_half + 2.0 * float(margin.max())
         bin_grid(grid, store, settings.walls, reach)
+        if len(grid.turn) < n:
+            grid.turn = np.zeros((len(store.pos), 2))
+        box_turns(store.angle[:n], grid.turn[:n])
         list_pairs(grid, store, moving, margin)
         if wake_touched(
             grid.pair_a[: grid.pair_count],

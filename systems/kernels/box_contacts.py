@@ -241,7 +241,7 @@ def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
 @numba.njit(cache=True, parallel=True)
 def collide_boxes(
     pos: npt.NDArray[np.float64],
-    angle: npt.NDArray[np.float64],
+    turn: npt.NDArray[np.float64],
     half: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
     margin: npt.NDArray[np.float64],
@@ -260,7 +260,8 @@ def collide_boxes(
     c_tangent_impulse: npt.NDArray[np.float64],
     manifold: npt.NDArray[np.float64],
 ) -> int:
-    """Every contact point of the moving boxes against the walls, then of the listed pairs.
+    """Every contact point of the moving boxes (turned by ``turn``: cosine and sine) against the
+    walls, then of the listed pairs.
 
     ``walls`` is ``(4, 3)``: each wall's inward normal and offset
     (``m · x >= offset`` is inside), in ``plane_body`` order. A point whose
@@ -275,10 +276,6 @@ def collide_boxes(
     """
     capacity = c_a.shape[0]
     bodies = pos.shape[0]
-    turn = np.empty((bodies, 2))  # each box's cosine and sine, once: the tests below need them many times
-    for i in range(bodies):
-        turn[i, 0] = math.cos(angle[i])
-        turn[i, 1] = math.sin(angle[i])
     count = 0
     # the walls first: in a Gauss-Seidel pass the floor's push then travels up through what rests on it
     for a in range(bodies):
