@@ -185,9 +185,9 @@ class ContactStore:
     normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
     tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
     last: np.ndarray = field(default_factory=lambda: np.full((64, 3), -1.0))
-    """The previous step's points as a hash table (open addressing): rows of key (``-1`` is empty),
-    normal impulse and tangent impulse, one row to a cache line's share where three arrays took three
-    lines. Keys are integers held exactly in float64 (below 2⁵³: millions of boxes)."""
+    """The previous step's points as a hash table (open addressing, each half of it probed on its
+    own): rows of key (``-1`` is empty), normal impulse and tangent impulse. Keys are integers held
+    exactly in float64 (below 2⁵³: millions of boxes)."""
 
     def reserve(self, points: int) -> None:
         """Make room for ``points`` rows (doubling)."""
