@@ -752,27 +752,11 @@ def _push_apart(
             for p in range(2):
                 if con[t, p, NORMAL_MASS, lane] == 0.0:
                     continue  # an empty point of a one-point manifold
-                nx = con[t, p, NX, lane]
-                ny = con[t, p, NY, lane]
-                rax = con[t, p, RAX, lane]
-                ray = con[t, p, RAY, lane]
-                rbx = con[t, p, RBX, lane]
-                rby = con[t, p, RBY, lane]
-                dx = (
-                    delta[b, 0]
-                    + delta[b, 2] * rbx
-                    - delta[b, 3] * rby
-                    - (delta[a, 0] + delta[a, 2] * rax - delta[a, 3] * ray)
-                )
-                dy = (
-                    delta[b, 1]
-                    + delta[b, 3] * rbx
-                    + delta[b, 2] * rby
-                    - (delta[a, 1] + delta[a, 3] * rax + delta[a, 2] * ray)
-                )
-                depth = -(dx * nx + dy * ny + con[t, p, BASE, lane]) - slop
+                depth = -_gap(con, delta, t, p, lane, a, b) - slop
                 if depth <= 0.0:
                     continue
+                nx = con[t, p, NX, lane]
+                ny = con[t, p, NY, lane]
                 push = percent * depth / total
                 ma = inverse[a, 0]
                 mb = inverse[b, 0]
