@@ -34,6 +34,8 @@ A pass runs over batches of ``LANES`` manifolds that share no moving box
 arithmetic the core runs side by side, where one contact at a time waits
 for the last one's result. Within a lane, a manifold's points take their
 normal impulse then their friction impulse in turn, as Box2D-lite does.
+Large scenes are cut into two sides that share no moving box; their
+batches run on two threads, then the seam's (``split_sides``).
 """
 
 from __future__ import annotations
@@ -590,7 +592,6 @@ def step_boxes(
     contact_soft = softness(contact_hertz, damping_ratio, h)
     static_soft = softness(2.0 * contact_hertz, damping_ratio, h)
 
-    # the bodies, the walls as body n, and body n + 1 for empty lanes
     m = c_a.shape[0]
     float_count, int_count = work_sizes(n, m)
     if work_floats.shape[0] < float_count or work_ints.shape[0] < int_count:
