@@ -235,6 +235,12 @@ class BoxGrid:
     pair_a: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_b: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_count: int = 0
+    listed_pos: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    """Where the boxes were when the pairs were last listed (empty: the list cannot be kept)."""
+    listed_angle: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    listed_margin: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Each box's margin the pairs were listed with, px (its margin then plus the skin)."""
+    listed_moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     turn: np.ndarray = field(default_factory=lambda: np.zeros((64, 2)))
     """Each box's cosine and sine this step, for the pair and contact tests."""
     manifold: np.ndarray = field(default_factory=lambda: np.zeros((256, 11)))

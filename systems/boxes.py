@@ -12,7 +12,7 @@ from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidSto
 from components.tools import NOTHING
 from systems import world
 from systems.kernels.box_contacts import collide_boxes, remember_impulses
-from systems.kernels.box_grid import box_pairs, box_turns
+from systems.kernels.box_grid import box_pairs, box_turns, pairs_still_hold
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
 from systems.kernels.box_solver import step_boxes, work_sizes
@@ -32,6 +32,10 @@ MIN_SPECULATIVE = 0.5
 WAKE_SPEED = 60.0
 """px/s: a particle hitting a sleeping box faster than this wakes it; slower ones (a resting pile,
 a hanging cloth) treat it as fixed, so a box under a heap of balls can still sleep."""
+
+PAIR_SKIN = 2.0
+"""px: while no box sleeps, pairs are listed this much wider and the list is kept until some box
+could have crossed that much (a standing pyramid lists its pairs once in many frames)."""
 
 PARTICLE_MARGIN = 2.0
 """px: particles listed near a box are this close or closer (the list is renewed every substep)."""
@@ -242,6 +246,57 @@ def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
     return NOTHING, np.zeros(9)
 
 
+def keep_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> bool:
+    """Whether the pairs listed last time still hold every pair that may touch in this step."""
+    n = store.count
+    return (
+        len(grid.listed_pos) == n
+        and np.array_equal(grid.listed_moving, moving)
+        and pairs_still_hold(
+            store.pos[:n],
+            store.angle[:n],
+            store.half[:n],
+            margin,
+            grid.listed_pos,
+            grid.listed_angle,
+            grid.listed_margin,
+        )
+    )
+
+
+def list_pairs_with_skin(
+    grid: BoxGrid,
+    store: RigidStore,
+    walls: tuple[float, float, float, float],
+    moving: np.ndarray,
+    margin: np.ndarray,
+) -> None:
+    """List the pairs anew: ``PAIR_SKIN`` wider while nothing sleeps (the list is then kept while it
+    holds), else exactly, and wake the sleepers an awake box comes to touch."""
+    n = store.count
+    anyone_asleep = bool(store.asleep[:n].any())
+    listed = margin if anyone_asleep else margin + PAIR_SKIN
+    bin_grid(grid, store, walls, 2.0 * store.max_half + 2.0 * float(listed.max()))
+    list_pairs(grid, store, moving, listed)
+    if anyone_asleep:
+        grid.listed_pos = np.zeros((0, 2))  # exact margins: nothing to keep
+        if wake_touched(
+            grid.pair_a[: grid.pair_count],
+            grid.pair_b[: grid.pair_count],
+            store.inv_mass[:n],
+            store.asleep[:n],
+            store.island[:n],
+            store.sleep_time[:n],
+        ):
+            moving[:] = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
+            list_pairs(grid, store, moving, margin)
+        return
+    grid.listed_pos = store.pos[:n].copy()
+    grid.listed_angle = store.angle[:n].copy()
+    grid.listed_margin = listed
+    grid.listed_moving = moving.copy()
+
+
 class BoxStepSystem(System):
     """Steps every box once per particle substep: contacts, the solver, then (once a frame) sleeping.
 
@@ -293,22 +348,11 @@ class BoxStepSystem(System):
             store.half[:n, 0], store.half[:n, 1]
         )
         margin = 0.5 * speculative + speed * step.dt
-        reach = 2.0 * store.max_half + 2.0 * float(margin.max())
-        bin_grid(grid, store, settings.walls, reach)
         if len(grid.turn) < n:
             grid.turn = np.zeros((len(store.pos), 2))
         box_turns(store.angle[:n], grid.turn[:n])
-        list_pairs(grid, store, moving, margin)
-        if wake_touched(
-            grid.pair_a[: grid.pair_count],
-            grid.pair_b[: grid.pair_count],
-            store.inv_mass[:n],
-            store.asleep[:n],
-            store.island[:n],
-            store.sleep_time[:n],
-        ):
-            moving = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
-            list_pairs(grid, store, moving, margin)
+        if not keep_pairs(grid, store, moving, margin):
+            list_pairs_with_skin(grid, store, settings.walls, moving, margin)
         wall_speed = math.hypot(*settings.wall_velocity)
         find_contacts(
             contacts,

@@ -150,3 +150,31 @@ def _pairs_of(
                     pair_b[at + count] = j
                 count += 1
     return count
+
+
+@numba.njit(cache=True)
+def pairs_still_hold(
+    pos: npt.NDArray[np.float64],
+    angle: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    margin: npt.NDArray[np.float64],
+    listed_pos: npt.NDArray[np.float64],
+    listed_angle: npt.NDArray[np.float64],
+    listed_margin: npt.NDArray[np.float64],
+) -> bool:
+    """Whether a pair list made at ``listed_pos``/``listed_angle`` with margins ``listed_margin``
+    still holds every pair ``box_pairs`` would list now with ``margin``.
+
+    A box's bounding box now lies within its listed one grown by how far
+    any of its points moved (centre move plus turn times half diagonal), so
+    the list holds while that move plus today's margin stays within the
+    margin it was listed with, for every box.
+    """
+    for i in range(pos.shape[0]):
+        dx = pos[i, 0] - listed_pos[i, 0]
+        dy = pos[i, 1] - listed_pos[i, 1]
+        reach = math.sqrt(half[i, 0] * half[i, 0] + half[i, 1] * half[i, 1])
+        moved = math.sqrt(dx * dx + dy * dy) + abs(angle[i] - listed_angle[i]) * reach
+        if margin[i] + moved > listed_margin[i]:
+            return False
+    return True
