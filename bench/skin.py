@@ -20,7 +20,8 @@ from components.skeleton import Skeleton, skeleton_from_segments
 from components.skin import SkinnedMesh, make_skinned_mesh
 from systems.kernels.bone_weights import automatic_weights
 from systems.kernels.bones import local_from_angles, pose_from_local
-from systems.kernels.skinning import skin_matrices, skin_mesh, skin_vertices_naive
+from systems.kernels.skinning import skin_vertices_naive
+from systems.skeletons import skin
 
 BONES = 20
 SIDE = 100
@@ -59,16 +60,7 @@ def run(frames: int) -> SceneResult:
     pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
 
     def frame() -> None:
-        skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
-        skin_mesh(
-            mesh.bind_positions,
-            mesh.bind_normals,
-            mesh.bone_indices,
-            mesh.weights,
-            skeleton.skinning,
-            mesh.positions,
-            mesh.normals,
-        )
+        skin(skeleton, mesh)
 
     reference = np.empty_like(mesh.positions)
 

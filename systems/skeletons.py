@@ -17,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from components import DistanceMode, ParticleKind, Stores
-from components.skeleton import skeleton_from_segments
+from components.skeleton import Skeleton, skeleton_from_segments
+from components.skin import SkinnedMesh
 from components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from systems import world
 from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
@@ -272,7 +273,7 @@ class SkinSystem(System):
         time = step.time + step.dt  # the end of this frame
         for entity, skinned in characters:
             pose(stores, entity, skinned, time, self._angles)
-            skin(skinned)
+            skin(skinned.skeleton, skinned.mesh)
 
 
 def pose(stores: Stores, entity: int, skinned: Skinned, time: float, scratch: dict[int, FloatArray]) -> None:
@@ -299,9 +300,8 @@ def joint_positions(skinned: Skinned) -> FloatArray:
     return out
 
 
-def skin(skinned: Skinned) -> None:
-    """Skin the mesh in the skeleton's current pose (positions and outline normals)."""
-    skeleton, mesh = skinned.skeleton, skinned.mesh
+def skin(skeleton: Skeleton, mesh: SkinnedMesh) -> None:
+    """Skin ``mesh`` in the skeleton's current pose (positions and outline normals)."""
     skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
     skin_mesh(
         mesh.bind_positions,

@@ -140,7 +140,7 @@ def test_the_ragdoll_keeps_its_joints_in_range_and_its_skin_on_through_a_rough_t
 def test_at_rest_in_the_bind_pose_the_skin_is_the_mesh_as_made() -> None:
     sim = Simulation.load(RAGDOLL)
     _, skinned = character(sim, "doll")
-    skin(skinned)
+    skin(skinned.skeleton, skinned.mesh)
     np.testing.assert_allclose(skinned.mesh.positions, skinned.mesh.bind_positions, atol=1e-9)
 
 
