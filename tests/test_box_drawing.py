@@ -14,17 +14,13 @@ import os
 os.environ["ARCADE_HEADLESS"] = "1"  # before anything imports arcade
 
 import math
-from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
-import pytest
 from support.pictures import LUMA, Picture, draw_calls, near
-from support.worlds import simulate
+from support.sessions import Opened, open_level
 
 from game.level.fields import rgba
-from game.offscreen import Offscreen
-from game.session import Session
 from systems.draw.boxes import DEPTH_COLORS
 
 FloatArray = npt.NDArray[np.float64]
@@ -49,26 +45,6 @@ def box_frame(points: FloatArray, centre: npt.ArrayLike, angle: float) -> FloatA
 def level(boxes: str) -> str:
     """A level of ``boxes`` (its ``[[boxes]]`` tables) on the ``BACKGROUND``."""
     return f'[world]\nbackground = "{BACKGROUND}"\n{boxes}'
-
-
-Opened = list[tuple[Session, Offscreen]]
-
-
-@pytest.fixture
-def sessions() -> Iterator[Opened]:
-    """Sessions with their picture makers, opened by the test with ``open_level``; closed after it."""
-    opened: Opened = []
-    yield opened
-    for session, _ in opened:
-        session.sim.close()
-
-
-def open_level(opened: Opened, toml: str) -> tuple[Session, Offscreen]:
-    """A session of the level ``toml`` at frame 0, and an ``Offscreen`` to take its pictures."""
-    session = Session(simulate(toml))
-    pictures = Offscreen(session)
-    opened.append((session, pictures))
-    return session, pictures
 
 
 def test_a_box_turned_30_degrees_covers_its_rotated_rectangle_and_nothing_else(sessions: Opened) -> None:

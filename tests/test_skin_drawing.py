@@ -15,7 +15,6 @@ import os
 os.environ["ARCADE_HEADLESS"] = "1"  # before anything imports arcade
 
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 
 import esper
@@ -24,13 +23,11 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 from support.pictures import LUMA, Picture, draw_calls, near
-from support.worlds import simulate
+from support.sessions import Opened, open_level
 
 from components.skinned import Skinned
 from game.level.fields import rgba
-from game.offscreen import Offscreen
 from game.session import Session
-from game.simulation import Simulation
 from levels import LEVELS_DIR
 from systems.draw.skins import BONE_COLORS, RIGID_DOT, SKINNED_COLOR, SKINNED_DOT, X_AXIS_COLOR, Y_AXIS_COLOR
 from systems.kernels.skinning import rigid_positions
@@ -122,27 +119,6 @@ def mesh_distance(points: FloatArray, positions: FloatArray, triangles: npt.NDAr
     t = np.clip(np.einsum("nei,ei->ne", points[:, None] - p, pq) / np.einsum("ei,ei->e", pq, pq), 0.0, 1.0)
     distance = np.linalg.norm(points[:, None] - (p + t[..., None] * pq), axis=-1).min(axis=1)
     return np.where(inside, -distance, distance)
-
-
-Opened = list[tuple[Session, Offscreen]]
-
-
-@pytest.fixture
-def sessions() -> Iterator[Opened]:
-    """Sessions with their picture makers, opened by the test with ``open_level``; closed after it."""
-    opened: Opened = []
-    yield opened
-    for session, _ in opened:
-        session.sim.close()
-
-
-def open_level(opened: Opened, source: str | Path) -> tuple[Session, Offscreen]:
-    """A session of a level (its text, or a path to its file) at frame 0, and an ``Offscreen`` for it."""
-    sim = Simulation.load(source) if isinstance(source, Path) else simulate(source)
-    session = Session(sim)
-    pictures = Offscreen(session)
-    opened.append((session, pictures))
-    return session, pictures
 
 
 def characters(session: Session) -> list[Skinned]:
