@@ -17,7 +17,9 @@ def overlapping(
     pos: np.ndarray, angle: np.ndarray, half: np.ndarray, margin: np.ndarray
 ) -> set[tuple[int, int]]:
     """Every pair whose bounding boxes, grown by both margins, overlap: by brute force."""
-    reach = np.array([extent(angle[i], half[i, 0], half[i, 1]) for i in range(len(pos))])
+    reach = np.array(
+        [extent(np.cos(angle[i]), np.sin(angle[i]), half[i, 0], half[i, 1]) for i in range(len(pos))]
+    )
     pairs = set()
     for a, b in itertools.combinations(range(len(pos)), 2):
         grow = margin[a] + margin[b]

@@ -19,11 +19,10 @@ PARALLEL_BOXES = 1000
 
 
 @numba.njit(cache=True)
-def extent(angle: float, hx: float, hy: float) -> tuple[float, float]:
-    """Half width and half height of a turned box's axis-aligned bounding box."""
-    c = abs(math.cos(angle))
-    s = abs(math.sin(angle))
-    return c * hx + s * hy, s * hx + c * hy
+def extent(c: float, s: float, hx: float, hy: float) -> tuple[float, float]:
+    """Half width and half height of the axis-aligned bounding box of a box turned by the angle of
+    cosine ``c`` and sine ``s``."""
+    return abs(c) * hx + abs(s) * hy, abs(s) * hx + abs(c) * hy
 
 
 @numba.njit(cache=True, parallel=True)
@@ -71,10 +70,7 @@ def box_pairs(
     n = pos.shape[0]
     reach = np.empty((n, 2))  # each box's bounding half extents, once
     for i in range(n):
-        c = abs(turn[i, 0])
-        s = abs(turn[i, 1])
-        reach[i, 0] = c * half[i, 0] + s * half[i, 1]
-        reach[i, 1] = s * half[i, 0] + c * half[i, 1]
+        reach[i, 0], reach[i, 1] = extent(turn[i, 0], turn[i, 1], half[i, 0], half[i, 1])
     capacity = pair_a.shape[0]
     if n < PARALLEL_BOXES:
         count = 0

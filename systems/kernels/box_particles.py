@@ -60,7 +60,9 @@ def list_near_boxes(
                 n = ny * cols + nx
                 for slot in range(cell_start[n], cell_start[n + 1]):
                     j = order[slot]
-                    ex, ey = extent(box_angle[j], box_half[j, 0], box_half[j, 1])
+                    ex, ey = extent(
+                        math.cos(box_angle[j]), math.sin(box_angle[j]), box_half[j, 0], box_half[j, 1]
+                    )
                     if abs(pos[k, 0] - box_pos[j, 0]) > ex + reach:
                         continue
                     if abs(pos[k, 1] - box_pos[j, 1]) > ey + reach:
