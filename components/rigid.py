@@ -28,8 +28,8 @@ class RigidSettings:
     """The box solver's knobs, as the level's ``[world.rigid]`` table and the panel set them.
 
     Lengths are px, times seconds. ``iterations`` counts solver passes per
-    substep (the relax pass of the soft step runs as many); a box set may ask
-    for its own count (``RigidStore.iterations``).
+    substep (the soft step adds one relax pass); a box set may ask for its
+    own count (``RigidStore.iterations``).
     """
 
     correction: str = "soft"
@@ -243,6 +243,10 @@ class BoxGrid:
     listed_moving: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
     turn: np.ndarray = field(default_factory=lambda: np.zeros((64, 2)))
     """Each box's cosine and sine this step, for the pair and contact tests."""
+    moving: np.ndarray = field(default_factory=lambda: np.zeros(64, dtype=np.bool_))
+    """Whether each box moves this step (movable and awake)."""
+    margin: np.ndarray = field(default_factory=lambda: np.zeros(64))
+    """How far from each box, px, contacts are looked for this step (``box_motion``)."""
     manifold: np.ndarray = field(default_factory=lambda: np.zeros((256, 11)))
     """Scratch for each listed pair's manifold while contacts are found (kept: fresh each frame, its
     pages would fault in again)."""

@@ -8,11 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores, WorldSettings
+from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores
 from components.tools import NOTHING
 from systems import world
 from systems.kernels.box_contacts import collide_boxes, remember_impulses
-from systems.kernels.box_grid import box_pairs, box_turns, pairs_still_hold
+from systems.kernels.box_grid import box_motion, box_pairs, pairs_still_hold
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
 from systems.kernels.box_solver import step_boxes, work_sizes
@@ -171,9 +171,10 @@ def fill_pairs(
         second = np.zeros(2 * found, dtype=np.int64)
 
 
-def wall_planes(settings: WorldSettings) -> npt.NDArray[np.float64]:
-    """The four walls as ``(inward normal x, y, offset)`` rows: floor, ceiling, left, right."""
-    left, bottom, right, top = settings.walls
+def wall_planes(walls: tuple[float, float, float, float]) -> npt.NDArray[np.float64]:
+    """The four ``walls`` (left, bottom, right, top) as ``(inward normal x, y, offset)`` rows:
+    floor, ceiling, left, right."""
+    left, bottom, right, top = walls
     return np.array([[0.0, 1.0, bottom], [0.0, -1.0, -top], [1.0, 0.0, left], [-1.0, 0.0, -right]])
 
 
@@ -249,18 +250,16 @@ def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
 def keep_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> bool:
     """Whether the pairs listed last time still hold every pair that may touch in this step."""
     n = store.count
-    return (
-        len(grid.listed_pos) == n
-        and np.array_equal(grid.listed_moving, moving)
-        and pairs_still_hold(
-            store.pos[:n],
-            store.angle[:n],
-            store.half[:n],
-            margin,
-            grid.listed_pos,
-            grid.listed_angle,
-            grid.listed_margin,
-        )
+    return len(grid.listed_pos) == n and pairs_still_hold(
+        store.pos[:n],
+        store.angle[:n],
+        store.half[:n],
+        margin,
+        grid.listed_pos,
+        grid.listed_angle,
+        grid.listed_margin,
+        moving,
+        grid.listed_moving,
     )
 
 
@@ -317,6 +316,9 @@ class BoxStepSystem(System):
         self._floats = np.zeros(0)
         self._ints = np.zeros(0, dtype=np.int64)
         """The solver's working memory, kept from frame to frame (``step_boxes``)."""
+        self._walls: tuple[float, ...] = ()
+        self._planes = np.zeros((4, 3))
+        """The walls' planes (``wall_planes``) and where the walls were when they were made."""
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -339,20 +341,32 @@ class BoxStepSystem(System):
         substeps = max(1, math.ceil(rigid.substeps / step.substeps))
         grid, contacts = stores.box_grid, stores.contacts
         speculative = max(MIN_SPECULATIVE, SPECULATIVE_SLOPS * rigid.slop)
-        moving = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
-        if not moving.any():
+        if len(grid.turn) < n:
+            grid.turn = np.zeros((len(store.pos), 2))
+            grid.moving = np.zeros(len(store.pos), dtype=np.bool_)
+            grid.margin = np.zeros(len(store.pos))
+        moving, margin = grid.moving[:n], grid.margin[:n]
+        if not box_motion(
+            store.angle[:n],
+            store.vel[:n],
+            store.omega[:n],
+            store.half[:n],
+            store.inv_mass[:n],
+            store.asleep[:n],
+            0.5 * speculative,
+            step.dt,
+            moving,
+            margin,
+            grid.turn[:n],
+        ):
             # all asleep (or fixed): nothing to find or solve; particles, the mouse and tools wake them
             contacts.count = 0
             return
-        speed = np.hypot(store.vel[:n, 0], store.vel[:n, 1]) + np.abs(store.omega[:n]) * np.hypot(
-            store.half[:n, 0], store.half[:n, 1]
-        )
-        margin = 0.5 * speculative + speed * step.dt
-        if len(grid.turn) < n:
-            grid.turn = np.zeros((len(store.pos), 2))
-        box_turns(store.angle[:n], grid.turn[:n])
+        walls = settings.walls
         if not keep_pairs(grid, store, moving, margin):
-            list_pairs_with_skin(grid, store, settings.walls, moving, margin)
+            list_pairs_with_skin(grid, store, walls, moving, margin)
+        if walls != self._walls:
+            self._walls, self._planes = walls, wall_planes(walls)
         wall_speed = math.hypot(*settings.wall_velocity)
         find_contacts(
             contacts,
@@ -360,7 +374,7 @@ class BoxStepSystem(System):
             grid,
             moving,
             margin,
-            wall_planes(settings),
+            self._planes,
             0.5 * speculative + wall_speed * step.dt,
         )
         m = contacts.count

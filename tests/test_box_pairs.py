@@ -44,8 +44,13 @@ def test_a_kept_list_holds_every_pair_that_could_touch_now(seed: int) -> None:
     moved = pos + rng.uniform(-0.5, 0.5, (count, 2))
     turned = angle + rng.uniform(-0.01, 0.01, count)
     margin_now = margin + rng.uniform(0.0, 0.9, count)
-    assert pairs_still_hold(moved, turned, half, margin_now, pos, angle, listed_margin)
+    awake = np.ones(count, dtype=np.bool_)
+    assert pairs_still_hold(moved, turned, half, margin_now, pos, angle, listed_margin, awake, awake)
     assert overlapping(moved, turned, half, margin_now) <= listed
-    # a box that jumps further than the skin always forces a new list
+    # a box that woke or fell asleep since forces a new list
+    woke = awake.copy()
+    woke[count // 2] = False
+    assert not pairs_still_hold(moved, turned, half, margin_now, pos, angle, listed_margin, awake, woke)
+    # and so does a box that jumps further than the skin
     moved[0] += 2.0 * PAIR_SKIN + 2.0
-    assert not pairs_still_hold(moved, turned, half, margin_now, pos, angle, listed_margin)
+    assert not pairs_still_hold(moved, turned, half, margin_now, pos, angle, listed_margin, awake, awake)

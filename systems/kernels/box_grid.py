@@ -26,18 +26,57 @@ def extent(c: float, s: float, hx: float, hy: float) -> tuple[float, float]:
 
 
 @numba.njit(cache=True, parallel=True)
-def box_turns(angle: npt.NDArray[np.float64], turn: npt.NDArray[np.float64]) -> None:
-    """Each box's cosine and sine into ``turn`` ``(n, 2)``, once a step for every test that needs
-    them (on two threads for many boxes)."""
+def box_motion(
+    angle: npt.NDArray[np.float64],
+    vel: npt.NDArray[np.float64],
+    omega: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    asleep: npt.NDArray[np.bool_],
+    reach: float,
+    dt: float,
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    turn: npt.NDArray[np.float64],
+) -> bool:
+    """What the step needs to know of each box before it looks for contacts, in one pass (on two
+    threads for many boxes): whether it ``moving`` (movable and awake), its ``margin`` (``reach``
+    plus how far any of its points can go in ``dt``: centre speed plus spin times half diagonal) and
+    its cosine and sine (``turn`` ``(n, 2)``). Returns whether any box moves."""
     n = angle.shape[0]
     if n >= PARALLEL_BOXES:
         for i in numba.prange(n):
-            turn[i, 0] = math.cos(angle[i])
-            turn[i, 1] = math.sin(angle[i])
+            _motion(i, angle, vel, omega, half, inv_mass, asleep, reach, dt, moving, margin, turn)
     else:
         for i in range(n):
-            turn[i, 0] = math.cos(angle[i])
-            turn[i, 1] = math.sin(angle[i])
+            _motion(i, angle, vel, omega, half, inv_mass, asleep, reach, dt, moving, margin, turn)
+    return moving.any()
+
+
+@numba.njit(cache=True, inline="always")
+def _motion(
+    i: int,
+    angle: npt.NDArray[np.float64],
+    vel: npt.NDArray[np.float64],
+    omega: npt.NDArray[np.float64],
+    half: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    asleep: npt.NDArray[np.bool_],
+    reach: float,
+    dt: float,
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    turn: npt.NDArray[np.float64],
+) -> None:
+    """``box_motion`` for box ``i``."""
+    moving[i] = inv_mass[i] > 0.0 and not asleep[i]
+    # square roots, not math.hypot: its care against overflow costs as much again as the rest here
+    speed = math.sqrt(vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]) + abs(omega[i]) * math.sqrt(
+        half[i, 0] * half[i, 0] + half[i, 1] * half[i, 1]
+    )
+    margin[i] = reach + speed * dt
+    turn[i, 0] = math.cos(angle[i])
+    turn[i, 1] = math.sin(angle[i])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -55,7 +94,7 @@ def box_pairs(
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
 ) -> int:
-    """List pairs ``a < b`` whose bounding boxes (the boxes turned by ``turn``, ``box_turns``), grown
+    """List pairs ``a < b`` whose bounding boxes (the boxes turned by ``turn``, ``box_motion``), grown
     by ``margin[a] + margin[b]``, overlap.
 
     Pairs where neither box is ``moving`` (awake and not fixed) are left
@@ -157,9 +196,12 @@ def pairs_still_hold(
     listed_pos: npt.NDArray[np.float64],
     listed_angle: npt.NDArray[np.float64],
     listed_margin: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    listed_moving: npt.NDArray[np.bool_],
 ) -> bool:
-    """Whether a pair list made at ``listed_pos``/``listed_angle`` with margins ``listed_margin``
-    still holds every pair ``box_pairs`` would list now with ``margin``.
+    """Whether a pair list made at ``listed_pos``/``listed_angle`` with margins ``listed_margin``,
+    for the boxes then ``listed_moving``, still holds every pair ``box_pairs`` would list now with
+    ``margin`` for the boxes ``moving`` now (a box that woke or fell asleep since: it does not).
 
     A box's bounding box now lies within its listed one grown by how far
     any of its points moved (centre move plus turn times half diagonal), so
@@ -167,6 +209,8 @@ def pairs_still_hold(
     margin it was listed with, for every box.
     """
     for i in range(pos.shape[0]):
+        if moving[i] != listed_moving[i]:
+            return False
         dx = pos[i, 0] - listed_pos[i, 0]
         dy = pos[i, 1] - listed_pos[i, 1]
         reach = math.sqrt(half[i, 0] * half[i, 0] + half[i, 1] * half[i, 1])
