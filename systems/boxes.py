@@ -15,7 +15,7 @@ from systems.kernels.box_contacts import collide_boxes, remember_impulses
 from systems.kernels.box_grid import box_motion, box_pairs, pairs_still_hold
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
-from systems.kernels.box_solver import step_boxes, work_sizes
+from systems.kernels.box_solver import plan_sizes, step_boxes, work_sizes
 from systems.kernels.grid import bin_points
 from systems.schedule import Stage, Step, System
 from systems.world import by_entity
@@ -315,7 +315,9 @@ class BoxStepSystem(System):
         """Gravity and the solver settings the boxes last moved under."""
         self._floats = np.zeros(0)
         self._ints = np.zeros(0, dtype=np.int64)
-        """The solver's working memory, kept from frame to frame (``step_boxes``)."""
+        self._plan_floats = np.zeros(0)
+        self._plan_ints = np.zeros(0, dtype=np.int64)
+        """The solver's working memory and its batches, kept from frame to frame (``step_boxes``)."""
         self._walls: tuple[float, ...] = ()
         self._planes = np.zeros((4, 3))
         """The walls' planes (``wall_planes``) and where the walls were when they were made."""
@@ -383,6 +385,11 @@ class BoxStepSystem(System):
             self._floats = np.zeros(2 * floats)
         if len(self._ints) < ints:
             self._ints = np.zeros(2 * ints, dtype=np.int64)
+        floats, ints = plan_sizes(m)
+        if len(self._plan_floats) < floats or len(self._plan_ints) < ints:
+            floats, ints = plan_sizes(m + m // 4)  # pages are only touched as batches use them
+            self._plan_floats = np.zeros(floats)
+            self._plan_ints = np.zeros(ints, dtype=np.int64)
         step_boxes(
             store.pos[:n],
             store.angle[:n],
@@ -403,6 +410,8 @@ class BoxStepSystem(System):
             contacts.gap[:m],
             self._floats,
             self._ints,
+            self._plan_floats,
+            self._plan_ints,
             spring,
             spring_body,
             settings.gravity[0],

@@ -17,6 +17,10 @@ loses that order: the 5050-box pyramid sagged 38 px instead of 16.)
 A large scene is cut in two at its median box: the manifolds of each side
 share no moving box with the other side's, so the two sides are solved on
 two threads at once, and the manifolds that join them after both.
+
+The packing is kept from step to step while the manifolds stay the same
+(a resting stack keeps its contacts for many steps): ``plan_holds`` says
+whether it still fits.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ LANES = 4
 PARTS = 3
 """The left side, the right side, and the seam between them."""
 SEAM = 2
+
+HEADER = 8
+"""Integers at the head of a kept plan: ``CAPACITY``, ``BODIES``, ``MANIFOLDS``, ``BATCHES``, then the
+``PARTS + 1`` bounds of the parts' batches from ``STARTS`` on."""
+CAPACITY, BODIES, MANIFOLDS, BATCHES, STARTS = range(5)
 
 SPLIT_FROM = 2000
 """Manifolds from which the two sides are solved on two threads at once (fewer: one part; starting
@@ -152,3 +161,31 @@ def pack_batches(
             end = max(end, free + 1)
         starts[this + 1] = end
     return starts
+
+
+@numba.njit(cache=True)
+def body_key(body: int, fixed: npt.NDArray[np.bool_]) -> int:
+    """A body and whether it is fixed, as one integer (a packing holds only for the same of both)."""
+    return 2 * body + (1 if fixed[body] else 0)
+
+
+@numba.njit(cache=True)
+def plan_holds(
+    header: npt.NDArray[np.int64],
+    key_a: npt.NDArray[np.int64],
+    key_b: npt.NDArray[np.int64],
+    capacity: int,
+    bodies: int,
+    m_a: npt.NDArray[np.int64],
+    m_b: npt.NDArray[np.int64],
+    fixed: npt.NDArray[np.bool_],
+) -> bool:
+    """Whether the packing kept in ``header`` and the manifolds' ``key_a``/``key_b`` (``body_key``)
+    fits these manifolds: made at this ``capacity`` for as many ``bodies``, and the same manifolds in
+    the same order between the same bodies, each as fixed or moving as then."""
+    if header[CAPACITY] != capacity or header[BODIES] != bodies or header[MANIFOLDS] != m_a.shape[0]:
+        return False
+    for j in range(m_a.shape[0]):
+        if key_a[j] != body_key(m_a[j], fixed) or key_b[j] != body_key(m_b[j], fixed):
+            return False
+    return True

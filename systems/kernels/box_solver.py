@@ -46,7 +46,22 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_batches import LANES, SEAM, group_manifolds, pack_batches, split_sides
+from systems.kernels.box_batches import (
+    BATCHES,
+    BODIES,
+    CAPACITY,
+    HEADER,
+    LANES,
+    MANIFOLDS,
+    PARTS,
+    SEAM,
+    STARTS,
+    body_key,
+    group_manifolds,
+    pack_batches,
+    plan_holds,
+    split_sides,
+)
 
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
@@ -98,7 +113,7 @@ Batches = tuple[
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
     npt.NDArray[np.float64],
-    npt.NDArray[np.bool_],
+    npt.NDArray[np.int64],
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
 ]
@@ -442,7 +457,7 @@ def _prepare_manifold(
     lane_b: npt.NDArray[np.int64],
     passes: npt.NDArray[np.int64],
     mu: npt.NDArray[np.float64],
-    rigid: npt.NDArray[np.bool_],
+    rigid: npt.NDArray[np.int64],
     con: npt.NDArray[np.float64],
     impulse: npt.NDArray[np.float64],
     slot: npt.NDArray[np.int64],
@@ -462,7 +477,7 @@ def _prepare_manifold(
     count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
     passes[t, lane] = count if count > 0 else iterations
     mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
-    rigid[t, lane] = inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0
+    rigid[t, lane] = 1 if inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0 else 0
     for p in range(m_points[j]):
         k = m_first[j] + p
         slot[k, 0] = t
@@ -492,6 +507,10 @@ def _prepare_manifold(
         con[t, p, BASE, lane] = c_separation[k] - ((rbx - rax) * nx + (rby - ray) * ny)
         impulse[t, p, 0, lane] = c_normal_impulse[k]
         impulse[t, p, 1, lane] = c_tangent_impulse[k]
+    for p in range(m_points[j], 2):
+        # no second point (the kept plan may have had one here): no constants, nothing owed
+        con[t, p, :, lane] = 0.0
+        impulse[t, p, :, lane] = 0.0
 
 
 @numba.njit(cache=True, inline="always")
@@ -530,11 +549,26 @@ def _move(
 
 @numba.njit(cache=True)
 def work_sizes(n: int, m: int) -> tuple[int, int]:
-    """Floats and integers ``step_boxes`` works in, for ``n`` boxes and ``m`` contact points (at
-    most ``m`` manifolds and ``m`` batches)."""
-    floats = 10 * (n + 2) + (LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES) * m
-    ints = 9 * m + 4 + n + (3 * LANES + 1) * m + 3 * m
-    return floats, ints
+    """Floats and integers ``step_boxes`` works in, for ``n`` boxes and ``m`` contact points."""
+    return 10 * (n + 2), 10 * m + 4 + n
+
+
+PLAN_INTS = 5 + 4 * LANES + 1
+PLAN_FLOATS = LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES
+"""Integers and floats a kept plan takes per manifold it has room for (each also sizes a batch:
+there are at most as many batches as manifolds)."""
+
+
+@numba.njit(cache=True)
+def plan_sizes(m: int) -> tuple[int, int]:
+    """Floats and integers of a kept plan with room for ``m`` manifolds (at most one per point)."""
+    return PLAN_FLOATS * m, HEADER + PLAN_INTS * m
+
+
+@numba.njit(cache=True)
+def plan_capacity(plan_floats: npt.NDArray[np.float64], plan_ints: npt.NDArray[np.int64]) -> int:
+    """How many manifolds (and batches) the plan arrays have room for."""
+    return min(plan_floats.shape[0] // PLAN_FLOATS, max(0, plan_ints.shape[0] - HEADER) // PLAN_INTS)
 
 
 @numba.njit(cache=True, parallel=ONLY_PRANGE)
@@ -558,6 +592,8 @@ def step_boxes(
     c_gap: npt.NDArray[np.float64],
     work_floats: npt.NDArray[np.float64],
     work_ints: npt.NDArray[np.int64],
+    plan_floats: npt.NDArray[np.float64],
+    plan_ints: npt.NDArray[np.int64],
     spring: npt.NDArray[np.float64],
     spring_body: int,
     gravity_x: float,
@@ -582,7 +618,10 @@ def step_boxes(
     gap at the end. ``work_floats`` and ``work_ints`` are the solver's
     working memory, at least ``work_sizes(n, m)`` long: kept from call to
     call, where fresh arrays each call cost a page fault per 4 kB touched
-    (4 ms a frame for 5050 boxes).
+    (4 ms a frame for 5050 boxes). ``plan_floats`` and ``plan_ints``, at
+    least ``plan_sizes(m)`` long, keep the batches from call to call: while
+    the manifolds stay the same, they are not packed again (fresh arrays:
+    they are).
     ``spring`` holds the mouse spring ``[anchor_x, anchor_y (body frame),
     target_x, target_y, hertz, damping ratio, max force, impulse_x,
     impulse_y]``, used when ``spring_body >= 0``; its impulse carries over.
@@ -594,8 +633,9 @@ def step_boxes(
 
     m = c_a.shape[0]
     float_count, int_count = work_sizes(n, m)
-    if work_floats.shape[0] < float_count or work_ints.shape[0] < int_count:
-        raise ValueError("step_boxes: the work arrays are shorter than work_sizes(n, m)")
+    capacity = plan_capacity(plan_floats, plan_ints)
+    if work_floats.shape[0] < float_count or work_ints.shape[0] < int_count or capacity < m:
+        raise ValueError("step_boxes: the work or plan arrays are shorter than work_sizes and plan_sizes ask")
     # the bodies, the walls as body n, and body n + 1 for empty lanes
     body = work_floats[: 3 * (n + 2)].reshape((n + 2, 3))
     inverse = work_floats[3 * (n + 2) : 5 * (n + 2)].reshape((n + 2, 2))
@@ -616,7 +656,7 @@ def step_boxes(
     for i in range(n + 2):
         fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
 
-    # manifolds into batches; each point's constants into its batch, point and lane
+    # manifolds into batches (the last step's packing while it fits); each point into its batch
     m_a = work_ints[0:m]
     m_b = work_ints[m : 2 * m]
     m_first = work_ints[2 * m : 3 * m]
@@ -624,45 +664,60 @@ def step_boxes(
     manifolds = group_manifolds(c_a, c_b, n, m_a, m_b, m_first, m_points)
     m_a = m_a[:manifolds]
     m_b = m_b[:manifolds]
-    part = work_ints[4 * m : 4 * m + manifolds]
-    batch_of = work_ints[5 * m : 5 * m + manifolds]
-    lane_of = work_ints[6 * m : 6 * m + manifolds]
-    split_sides(m_a, m_b, pos, fixed, part, xs)
-    starts = pack_batches(
-        m_a,
-        m_b,
-        fixed,
-        part,
-        batch_of,
-        lane_of,
-        work_ints[7 * m : 8 * m + 1],
-        work_ints[8 * m + 1 : 9 * m + 2],
-        work_ints[9 * m + 2 : 9 * m + 4 + n],
-    )
-    batches = starts[-1]
-    at = 9 * m + 4 + n
-    lane_a = work_ints[at : at + LANES * batches].reshape((batches, LANES))
-    lane_b = work_ints[at + LANES * batches : at + 2 * LANES * batches].reshape((batches, LANES))
-    passes = work_ints[at + 2 * LANES * batches : at + 3 * LANES * batches].reshape((batches, LANES))
-    most = work_ints[at + 3 * LANES * batches : at + (3 * LANES + 1) * batches]
-    at += (3 * LANES + 1) * batches
-    slot = work_ints[at : at + 3 * m].reshape((m, 3))  # each point's batch, point and lane
-    lane_a[:] = n + 1
-    lane_b[:] = n + 1
-    passes[:] = 0
-    most[:] = 0
-    at = 10 * (n + 2)
-    mu = work_floats[at : at + LANES * batches].reshape((batches, LANES))
-    at += LANES * batches
-    con = work_floats[at : at + 2 * FIELDS * LANES * batches].reshape((batches, 2, FIELDS, LANES))
-    at += 2 * FIELDS * LANES * batches
-    impulse = work_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
-    at += 4 * LANES * batches
-    gap = work_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
-    mu[:] = 0.0
-    con[:] = 0.0
-    impulse[:] = 0.0
-    rigid = np.zeros((batches, LANES), dtype=np.bool_)
+    slot = work_ints[7 * m + 4 + n : 10 * m + 4 + n].reshape((m, 3))  # each point's batch, point and lane
+    c = capacity
+    header = plan_ints[:HEADER]
+    key_a = plan_ints[HEADER : HEADER + c]
+    key_b = plan_ints[HEADER + c : HEADER + 2 * c]
+    batch_of = plan_ints[HEADER + 2 * c : HEADER + 3 * c]
+    lane_of = plan_ints[HEADER + 3 * c : HEADER + 4 * c]
+    kept = plan_holds(header, key_a, key_b, c, n, m_a, m_b, fixed)
+    if not kept:
+        part = work_ints[4 * m : 4 * m + manifolds]
+        split_sides(m_a, m_b, pos, fixed, part, xs)
+        packed = pack_batches(
+            m_a,
+            m_b,
+            fixed,
+            part,
+            batch_of,
+            lane_of,
+            work_ints[5 * m : 6 * m + 1],
+            work_ints[6 * m + 1 : 7 * m + 2],
+            work_ints[7 * m + 2 : 7 * m + 4 + n],
+        )
+        header[CAPACITY] = c
+        header[BODIES] = n
+        header[MANIFOLDS] = manifolds
+        header[BATCHES] = packed[-1]
+        header[STARTS : STARTS + PARTS + 1] = packed
+        for j in range(manifolds):
+            key_a[j] = body_key(m_a[j], fixed)
+            key_b[j] = body_key(m_b[j], fixed)
+    starts = header[STARTS : STARTS + PARTS + 1]
+    batches = header[BATCHES]
+    at = HEADER + 4 * c
+    lane_a = plan_ints[at : at + LANES * batches].reshape((batches, LANES))
+    lane_b = plan_ints[at + LANES * c : at + LANES * (c + batches)].reshape((batches, LANES))
+    passes = plan_ints[at + 2 * LANES * c : at + LANES * (2 * c + batches)].reshape((batches, LANES))
+    rigid = plan_ints[at + 3 * LANES * c : at + LANES * (3 * c + batches)].reshape((batches, LANES))
+    most = plan_ints[at + 4 * LANES * c : at + 4 * LANES * c + batches]
+    mu = plan_floats[: LANES * batches].reshape((batches, LANES))
+    at = LANES * c
+    con = plan_floats[at : at + 2 * FIELDS * LANES * batches].reshape((batches, 2, FIELDS, LANES))
+    at += 2 * FIELDS * LANES * c
+    impulse = plan_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
+    at += 4 * LANES * c
+    gap = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
+    if not kept:
+        # every lane empty until filled: the body that never moves, nothing owed, no constants
+        lane_a[:] = n + 1
+        lane_b[:] = n + 1
+        passes[:] = 0
+        rigid[:] = 0
+        mu[:] = 0.0
+        con[:] = 0.0
+        impulse[:] = 0.0
     if _two_sides(starts):
         for j in numba.prange(manifolds):
             _prepare_manifold(
@@ -680,6 +735,7 @@ def step_boxes(
     batch = (lane_a, lane_b, passes, most, mu, rigid, con, impulse)
     longest = iterations
     for t in range(batches):
+        most[t] = 0
         for lane in range(LANES):
             most[t] = max(most[t], passes[t, lane])
         longest = max(longest, most[t])
