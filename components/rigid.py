@@ -184,10 +184,21 @@ class ContactStore:
     """Gap along the normal at the end of the step, px (what the metrics and the debug view show)."""
     normal_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
     tangent_impulse: np.ndarray = field(default_factory=lambda: np.zeros(256))
-    last: np.ndarray = field(default_factory=lambda: np.full((64, 3), -1.0))
-    """The previous step's points as a hash table (open addressing, each half of it probed on its
-    own): rows of key (``-1`` is empty), normal impulse and tangent impulse. Keys are integers held
-    exactly in float64 (below 2⁵³: millions of boxes)."""
+    start: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    """Where each box's wall points, then each listed pair's points, begin in the rows (and where
+    the last ends): ``groups + 1`` of them."""
+    groups: int = 0
+    last_key: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
+    last_normal: np.ndarray = field(default_factory=lambda: np.zeros(256))
+    last_tangent: np.ndarray = field(default_factory=lambda: np.zeros(256))
+    last_count: int = 0
+    """The previous step's points (key and impulses, in their order) for the warm start."""
+    last_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """``start`` as the previous step had it (empty: no step to start from yet)."""
+    table: np.ndarray = field(default_factory=lambda: np.full((64, 3), -1.0))
+    """The previous step's points as a hash table, made when the pairs were listed anew (open
+    addressing, each half probed on its own): rows of key (``-1`` is empty), normal impulse and
+    tangent impulse. Keys are integers held exactly in float64 (below 2⁵³: millions of boxes)."""
 
     def reserve(self, points: int) -> None:
         """Make room for ``points`` rows (doubling)."""
@@ -206,6 +217,9 @@ class ContactStore:
             "gap",
             "normal_impulse",
             "tangent_impulse",
+            "last_key",
+            "last_normal",
+            "last_tangent",
         ):
             setattr(self, name, grow(getattr(self, name), capacity))
 

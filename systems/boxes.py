@@ -11,7 +11,7 @@ import numpy.typing as npt
 from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores
 from components.tools import NOTHING
 from systems import world
-from systems.kernels.box_contacts import collide_boxes, remember_impulses
+from systems.kernels.box_contacts import collide_boxes, remember_impulses, warm_from_last, warm_from_table
 from systems.kernels.box_grid import box_motion, box_pairs, pairs_still_hold
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
@@ -186,11 +186,16 @@ def find_contacts(
     margin: np.ndarray,
     walls: np.ndarray,
     wall_margin: float,
+    same_pairs: bool,
 ) -> None:
-    """Fill ``contacts`` with every point of the listed pairs and of the walls, warm started."""
+    """Fill ``contacts`` with every point of the listed pairs and of the walls, warm started (by pair,
+    when the pairs are ``same_pairs`` as the last step's; else by key from a hash table)."""
     n = store.count
     if len(grid.manifold) < grid.pair_count:
         grid.manifold = np.zeros((2 * grid.pair_count, 11))
+    groups = n + grid.pair_count
+    if len(contacts.start) < groups + 1:
+        contacts.start = np.zeros(2 * (groups + 1), dtype=np.int64)
     while True:
         found = collide_boxes(
             store.pos[:n],
@@ -202,35 +207,56 @@ def find_contacts(
             grid.pair_b[: grid.pair_count],
             walls,
             wall_margin,
-            contacts.last,
+            contacts.start,
             contacts.a,
             contacts.b,
             contacts.key,
             contacts.point,
             contacts.normal,
             contacts.separation,
-            contacts.normal_impulse,
-            contacts.tangent_impulse,
             grid.manifold,
         )
         if found <= len(contacts.a):
             break
         contacts.reserve(found)
-    contacts.count = found
+    contacts.count, contacts.groups = found, groups
+    last = contacts.last_count
+    if same_pairs and len(contacts.last_start) == groups + 1:
+        warm_from_last(
+            contacts.start[: groups + 1],
+            contacts.last_start,
+            contacts.key[:found],
+            contacts.last_key[:last],
+            contacts.last_normal[:last],
+            contacts.last_tangent[:last],
+            contacts.normal_impulse[:found],
+            contacts.tangent_impulse[:found],
+        )
+        return
+    size = max(64, 1 << math.ceil(math.log2(2 * last + 1)))
+    if len(contacts.table) != size:
+        contacts.table = np.full((size, 3), -1.0)
+    remember_impulses(
+        contacts.last_key[:last], contacts.last_normal[:last], contacts.last_tangent[:last], contacts.table
+    )
+    warm_from_table(
+        contacts.key[:found],
+        contacts.table,
+        contacts.normal_impulse[:found],
+        contacts.tangent_impulse[:found],
+    )
 
 
 def keep_impulses(contacts: ContactStore) -> None:
-    """Keep this step's impulses, by key, for the next step's warm start."""
-    m = contacts.count
-    size = max(64, 1 << math.ceil(math.log2(2 * m + 1)))
-    if len(contacts.last) != size:
-        contacts.last = np.full((size, 3), -1.0)
-    remember_impulses(
-        contacts.key[:m],
-        contacts.normal_impulse[:m],
-        contacts.tangent_impulse[:m],
-        contacts.last,
-    )
+    """Keep this step's points and impulses, in order, for the next step's warm start."""
+    m, groups = contacts.count, contacts.groups
+    contacts.last_key[:m] = contacts.key[:m]
+    contacts.last_normal[:m] = contacts.normal_impulse[:m]
+    contacts.last_tangent[:m] = contacts.tangent_impulse[:m]
+    contacts.last_count = m
+    if len(contacts.last_start) != groups + 1:
+        contacts.last_start = np.zeros(groups + 1, dtype=np.int64)
+    contacts.last_start[:] = contacts.start[: groups + 1]
 
 
 def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
@@ -365,7 +391,8 @@ class BoxStepSystem(System):
             contacts.count = 0
             return
         walls = settings.walls
-        if not keep_pairs(grid, store, moving, margin):
+        same_pairs = keep_pairs(grid, store, moving, margin)
+        if not same_pairs:
             list_pairs_with_skin(grid, store, walls, moving, margin)
         if walls != self._walls:
             self._walls, self._planes = walls, wall_planes(walls)
@@ -378,6 +405,7 @@ class BoxStepSystem(System):
             margin,
             self._planes,
             0.5 * speculative + wall_speed * step.dt,
+            same_pairs,
         )
         m = contacts.count
         floats, ints = work_sizes(n, m)

@@ -4,7 +4,10 @@ A manifold has up to two points, each with a feature key (which face of
 which box was the reference, which edge of the other met it, and whether
 the point is one of that edge's corners or where a side plane of the
 reference face clipped it), so a point found again next step is recognised
-and starts from the impulses it ended with (warm starting).
+and starts from the impulses it ended with (warm starting). While the pair
+list is kept, a point looks for its key among the last step's points of its
+own pair only (``warm_from_last``); when it is made anew, in a hash table of
+all of them (``remember_impulses``, ``warm_from_table``).
 
 Normals point from body ``a`` to body ``b``; separations are negative where
 the boxes overlap. Points up to ``margin`` apart are kept as speculative
@@ -249,24 +252,23 @@ def collide_boxes(
     pair_b: npt.NDArray[np.int64],
     walls: npt.NDArray[np.float64],
     wall_margin: float,
-    table: npt.NDArray[np.float64],
+    start: npt.NDArray[np.int64],
     c_a: npt.NDArray[np.int64],
     c_b: npt.NDArray[np.int64],
     c_key: npt.NDArray[np.int64],
     c_point: npt.NDArray[np.float64],
     c_normal: npt.NDArray[np.float64],
     c_separation: npt.NDArray[np.float64],
-    c_normal_impulse: npt.NDArray[np.float64],
-    c_tangent_impulse: npt.NDArray[np.float64],
     manifold: npt.NDArray[np.float64],
 ) -> int:
     """Every contact point of the moving boxes (turned by ``turn``: cosine and sine) against the
     walls, then of the listed pairs.
 
     ``walls`` is ``(4, 3)``: each wall's inward normal and offset
-    (``m · x >= offset`` is inside), in ``plane_body`` order. A point whose
-    key is in the hash ``table`` (``remember_impulses``) starts from
-    the impulses it ended the last step with; new points start from zero.
+    (``m · x >= offset`` is inside), in ``plane_body`` order. ``start``
+    (at least boxes + pairs + 1 long) gets where each box's wall points,
+    then each pair's points, begin (the rows of group ``g`` are
+    ``[start[g], start[g + 1])``), for the warm start (``warm_from_last``).
     Returns the number of points; when the ``c_`` rows are too few, only
     the count is right: grow them and call again.
 
@@ -279,6 +281,7 @@ def collide_boxes(
     count = 0
     # the walls first: in a Gauss-Seidel pass the floor's push then travels up through what rests on it
     for a in range(bodies):
+        start[a] = count
         if not moving[a]:
             continue
         reach = math.hypot(half[a, 0], half[a, 1]) + margin[a] + wall_margin
@@ -321,6 +324,7 @@ def collide_boxes(
     else:
         _manifolds(0, pairs, pos, turn, half, margin, pair_a, pair_b, manifold)
     for p in range(pairs):
+        start[bodies + p] = count
         a = pair_a[p]
         b = pair_b[p]
         for k in range(int(manifold[p, 0])):
@@ -334,28 +338,7 @@ def collide_boxes(
                 c_separation[count] = manifold[p, 5 + 4 * k]
                 c_key[count] = contact_key(a, b, int(manifold[p, 6 + 4 * k]), bodies)
             count += 1
-    if count > capacity:
-        return count
-    if count >= 2 * PARALLEL_PAIRS:
-        middle = count // 2
-        for part in numba.prange(2):
-            _warm_impulses(
-                part * middle,
-                count if part else middle,
-                c_key,
-                table,
-                c_normal_impulse,
-                c_tangent_impulse,
-            )
-    else:
-        _warm_impulses(
-            0,
-            count,
-            c_key,
-            table,
-            c_normal_impulse,
-            c_tangent_impulse,
-        )
+    start[bodies + pairs] = count
     return count
 
 
@@ -402,6 +385,81 @@ def _manifolds(
         manifold[p, 8] = y1
         manifold[p, 9] = s1
         manifold[p, 10] = f1
+
+
+@numba.njit(cache=True, parallel=True)
+def warm_from_last(
+    start: npt.NDArray[np.int64],
+    last_start: npt.NDArray[np.int64],
+    c_key: npt.NDArray[np.int64],
+    last_key: npt.NDArray[np.int64],
+    last_normal: npt.NDArray[np.float64],
+    last_tangent: npt.NDArray[np.float64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+) -> None:
+    """Each point starts from the impulses the point of its key ended the last step with, or zero,
+    when the groups (each box's wall points, then each pair's, ``collide_boxes``) are the same as
+    the last step's: a point's key can then only be among the last points of its own group, found
+    without a hash. Many points: two halves of the groups at once."""
+    groups = start.shape[0] - 1
+    if start[groups] >= 2 * PARALLEL_PAIRS:
+        middle = groups // 2
+        for part in numba.prange(2):
+            _warm_groups(
+                part * middle, groups if part else middle, start, last_start, c_key, last_key,
+                last_normal, last_tangent, c_normal_impulse, c_tangent_impulse,
+            )  # fmt: skip
+    else:
+        _warm_groups(
+            0, groups, start, last_start, c_key, last_key, last_normal, last_tangent, c_normal_impulse,
+            c_tangent_impulse,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _warm_groups(
+    first: int,
+    last: int,
+    start: npt.NDArray[np.int64],
+    last_start: npt.NDArray[np.int64],
+    c_key: npt.NDArray[np.int64],
+    last_key: npt.NDArray[np.int64],
+    last_normal: npt.NDArray[np.float64],
+    last_tangent: npt.NDArray[np.float64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+) -> None:
+    """``warm_from_last`` for groups ``[first, last)``."""
+    for g in range(first, last):
+        for k in range(start[g], start[g + 1]):
+            c_normal_impulse[k] = 0.0
+            c_tangent_impulse[k] = 0.0
+            for j in range(last_start[g], last_start[g + 1]):
+                if last_key[j] == c_key[k]:
+                    c_normal_impulse[k] = last_normal[j]
+                    c_tangent_impulse[k] = last_tangent[j]
+                    break
+
+
+@numba.njit(cache=True, parallel=True)
+def warm_from_table(
+    c_key: npt.NDArray[np.int64],
+    table: npt.NDArray[np.float64],
+    c_normal_impulse: npt.NDArray[np.float64],
+    c_tangent_impulse: npt.NDArray[np.float64],
+) -> None:
+    """Each point starts from the impulses the hash ``table`` (``remember_impulses``) keeps for its
+    key, or zero. Many points: two halves at once."""
+    count = c_key.shape[0]
+    if count >= 2 * PARALLEL_PAIRS:
+        middle = count // 2
+        for part in numba.prange(2):
+            _warm_impulses(
+                part * middle, count if part else middle, c_key, table, c_normal_impulse, c_tangent_impulse
+            )
+    else:
+        _warm_impulses(0, count, c_key, table, c_normal_impulse, c_tangent_impulse)
 
 
 @numba.njit(cache=True)
@@ -455,8 +513,8 @@ def remember_impulses(
     table: npt.NDArray[np.float64],
 ) -> None:
     """Fill the hash ``table`` (rows of key, normal and tangent impulse; a power of two of them, at
-    least twice the points) with this step's points, for the next step's warm start (linear
-    probing within the half of the table a key hashes to; keys are unique).
+    least twice the points) with the last step's points, for a warm start by key (linear probing
+    within the half of the table a key hashes to; keys are unique).
 
     Many points fill the two halves on two threads, each taking the keys that hash into it in the
     points' order, so the table is the same however many threads there are. Each half has room for
