@@ -387,8 +387,9 @@ class BoxStepSystem(System):
             margin,
             grid.turn[:n],
         ):
-            # all asleep (or fixed): nothing to find or solve; particles, the mouse and tools wake them
-            contacts.count = 0
+            # all asleep (or fixed): nothing to find or solve; particles, the mouse and tools wake them.
+            # The last step's contacts stay as they were (so do the boxes): the metrics and the debug
+            # view still see how deep the sleepers rest.
             return
         walls = settings.walls
         same_pairs = keep_pairs(grid, store, moving, margin)
