@@ -553,10 +553,12 @@ def work_sizes(n: int, m: int) -> tuple[int, int]:
     return 10 * (n + 2), 10 * m + 4 + n
 
 
-PLAN_INTS = 5 + 4 * LANES + 1
+PLAN_INTS = 4 + 4 * LANES + 1
 PLAN_FLOATS = LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES
 """Integers and floats a kept plan takes per manifold it has room for (each also sizes a batch:
-there are at most as many batches as manifolds)."""
+there are at most as many batches as manifolds). Integers: each manifold's two ``body_key``, batch
+and lane; each batch's lanes' bodies, passes and whether they meet something fixed; each batch's
+most passes. Floats: each batch's lanes' friction, their points' constants, impulses and gaps."""
 
 
 @numba.njit(cache=True)
