@@ -50,8 +50,9 @@ def state_hash(stores: Stores) -> str:
 
 
 def bone_frames() -> np.ndarray:
-    """Every skeleton's bone frames, ``(bones, 2, 3)`` in entity order (empty without skeletons)."""
-    skeletons = sorted(esper.get_component(Skinned), key=lambda item: item[0])
+    """Every skeleton's bone frames, ``(bones, 2, 3)`` in entity order (empty without skeletons): a new
+    array, not a view of the poses."""
+    skeletons = world.by_entity(Skinned)
     if not skeletons:
         return np.zeros((0, 2, 3))
     return np.concatenate([skinned.skeleton.pose for _, skinned in skeletons])
@@ -107,7 +108,7 @@ class MetricsSystem(System):
         """Snapshot the positions the first frame will be compared with."""
         self._last = stores.particles.pos[: stores.particles.count].copy()
         self._last_boxes = box_poses(stores)
-        self._last_bones = bone_frames().copy()
+        self._last_bones = bone_frames()
         self.moves.clear()
         self.overlaps.clear()
 
@@ -139,7 +140,7 @@ class MetricsSystem(System):
             # a bone's origin moving, or its x axis turning (times a px of reach), is motion
             if bones.shape == self._last_bones.shape:
                 move = max(move, float(np.abs(bones - self._last_bones).max()))
-            self._last_bones = bones.copy()
+            self._last_bones = bones
         self.moves.append(move)
         if len(self._last) == len(pos):
             self._last[:] = pos

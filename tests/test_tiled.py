@@ -612,3 +612,13 @@ def test_a_map_cannot_replace_a_body_table_or_reach_outside_its_folder(
     data.update(change)
     (problem,) = problems_of(tmp_path, data)
     assert expected in problem
+
+
+def test_a_template_outside_the_maps_folder_is_named_by_its_object(tmp_path: Path) -> None:
+    data = json.loads(EXAMPLE.read_text())
+    layer = next(layer for layer in data["layers"] if layer.get("objects"))
+    obj = layer["objects"][0]
+    obj["template"] = "../../etc/passwd"
+    (problem,) = problems_of(tmp_path, data)
+    assert f"map.tmj: object {obj['id']}" in problem
+    assert "template: expected a file in the map's folder" in problem

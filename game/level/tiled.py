@@ -23,7 +23,7 @@ from pathlib import Path
 import pytiled_parser
 
 from game.level.problems import LevelError, Problem, file_label
-from game.level.tiled_check import external_file_problems, map_shape_problems
+from game.level.tiled_check import map_shape_problems
 from game.level.tiled_objects import MapReader
 from game.level.tiled_origin import TiledLevel
 
@@ -68,9 +68,7 @@ def read_tiled(path: Path) -> TiledLevel:
                 )
             ]
         ) from None
-    problems = map_shape_problems(data, label)
-    if not problems:
-        problems = external_file_problems(data, path.parent, label)
+    problems = map_shape_problems(data, label, path.parent)
     if problems:
         raise LevelError(problems)
     try:

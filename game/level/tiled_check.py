@@ -82,9 +82,10 @@ _PROPERTY_VALUES: dict[str, Kind] = {
 """What the value of each type of property must be (an int may be written 3.0; NaN fails its rounding)."""
 
 
-def map_shape_problems(data: Any, label: str) -> list[Problem]:
-    """What a map must have before ``pytiled_parser`` reads it: the keys Tiled always writes, of the
-    types it writes, one problem per missing or mistyped key; and an orthogonal, finite map."""
+def map_shape_problems(data: Any, label: str, folder: Path) -> list[Problem]:
+    """What a map in ``folder`` must have before ``pytiled_parser`` reads it: the keys Tiled always
+    writes, of the types it writes, one problem per missing or mistyped key; an orthogonal, finite
+    map; and tileset and template files of its own folder."""
     if not isinstance(data, dict):
         return [Problem(label, (), f"expected a Tiled map (a JSON object), got {type(data).__name__}")]
     if data.get("type", "map") != "map":
@@ -101,12 +102,15 @@ def map_shape_problems(data: Any, label: str) -> list[Problem]:
             )
         )
     problems += _property_problems(data.get("properties"), label)
+    for k, tileset in enumerate(data.get("tilesets") if isinstance(data.get("tilesets"), list) else []):
+        if isinstance(tileset, dict) and "source" in tileset:
+            problems += _file_problems(tileset["source"], folder, label, ("tilesets", k, "source"))
     for layer in data.get("layers") if isinstance(data.get("layers"), list) else []:
-        problems += _layer_problems(layer, label)
+        problems += _layer_problems(layer, label, folder)
     return problems
 
 
-def _layer_problems(layer: Any, label: str) -> list[Problem]:
+def _layer_problems(layer: Any, label: str, folder: Path) -> list[Problem]:
     if not isinstance(layer, dict):
         return [Problem(label, ("layers",), f"expected a layer (a JSON object), got {layer!r}")]
     where = f"{label}: layer {layer.get('name', '?')!r}"
@@ -120,12 +124,12 @@ def _layer_problems(layer: Any, label: str) -> list[Problem]:
         problems.append(Problem(where, (inner,), f"expected a list, got {layer.get(inner)!r}"))
     elif kind == "group":
         for sublayer in layer["layers"]:
-            problems += _layer_problems(sublayer, label)
+            problems += _layer_problems(sublayer, label, folder)
     elif kind == "objectgroup":
         if "draworder" not in layer:
             problems.append(Problem(where, ("draworder",), "expected this key (Tiled writes it), got none"))
         for obj in layer["objects"]:
-            problems += _object_problems(obj, label)
+            problems += _object_problems(obj, label, folder)
     elif kind not in ("tilelayer", "imagelayer", None):
         problems.append(
             Problem(where, ("type",), f"expected tilelayer, objectgroup, imagelayer or group, got {kind!r}")
@@ -133,7 +137,7 @@ def _layer_problems(layer: Any, label: str) -> list[Problem]:
     return problems
 
 
-def _object_problems(obj: Any, label: str) -> list[Problem]:
+def _object_problems(obj: Any, label: str, folder: Path) -> list[Problem]:
     if not isinstance(obj, dict):
         return [Problem(label, ("objects",), f"expected an object (a JSON object), got {obj!r}")]
     parts = (obj.get("class") or obj.get("type"), obj.get("name") and f'"{obj["name"]}"')
@@ -141,6 +145,8 @@ def _object_problems(obj: Any, label: str) -> list[Problem]:
     where = f"{label}: object {obj.get('id', '?')}" + (f" ({described})" if described else "")
     required = OBJECT_KEYS if "template" not in obj else {k: OBJECT_KEYS[k] for k in ("id", "x", "y")}
     problems = _key_problems(obj, required, {**OBJECT_KEYS, **_OBJECT_OPTIONAL}, where, "object")
+    if isinstance(obj.get("template"), str):  # not text: a problem already
+        problems += _file_problems(obj["template"], folder, where, ("template",))
     for key in ("polyline", "polygon"):
         points = obj.get(key)
         if points is not None and not (
@@ -194,41 +200,18 @@ MAX_EXTERNAL_BYTES = 4_000_000
 """Largest tileset or template file a map may name: far above any real one, far below harm."""
 
 
-def external_file_problems(data: dict[str, Any], folder: Path, label: str) -> list[Problem]:
-    """Tilesets and templates a map names must be files inside the map's folder, of sensible size.
+def _file_problems(source: Any, folder: Path, where: str, key: tuple[str | int, ...]) -> list[Problem]:
+    """A tileset or template file a map names must be a file inside the map's folder, of sensible size.
 
     A map is data that may come from anyone: ``"source": "/dev/zero"`` must not
     have the reader read for ever, nor ``../../`` reach outside the level.
     """
-    names = [
-        ("tilesets", k, "source")
-        for k, tileset in enumerate(data.get("tilesets") or [])
-        if isinstance(tileset, dict) and "source" in tileset
-    ]
-    named = [data["tilesets"][k]["source"] for _, k, _ in names]
-    for obj in _all_objects(data.get("layers") or []):
-        if "template" in obj:
-            names.append(("object", obj.get("id"), "template"))
-            named.append(obj["template"])
-    home = folder.resolve()
-    problems = []
-    for where, source in zip(names, named, strict=True):
-        target = (folder / str(source)).resolve()
-        if not isinstance(source, str) or not target.is_relative_to(home):
-            problems.append(Problem(label, where, f"expected a file in the map's folder, got {source!r}"))
-        elif not target.is_file() or target.stat().st_size > MAX_EXTERNAL_BYTES:
-            problems.append(
-                Problem(label, where, f"expected a tileset or template file under 4 MB, got {source!r}")
-            )
-    return problems
-
-
-def _all_objects(layers: list[Any]) -> list[dict[str, Any]]:
-    """Every object of every object layer, group layers descended."""
-    found = []
-    for layer in layers:
-        if not isinstance(layer, dict):
-            continue
-        found += [obj for obj in layer.get("objects") or [] if isinstance(obj, dict)]
-        found += _all_objects(layer.get("layers") or [])
-    return found
+    target = (folder / str(source)).resolve()
+    if not isinstance(source, str) or not target.is_relative_to(folder.resolve()):
+        return [Problem(where, key, f"expected a file in the map's folder, got {source!r}")]
+    if not target.is_file() or target.stat().st_size > MAX_EXTERNAL_BYTES:
+        most = MAX_EXTERNAL_BYTES // 1_000_000
+        return [
+            Problem(where, key, f"expected a tileset or template file of at most {most} MB, got {source!r}")
+        ]
+    return []

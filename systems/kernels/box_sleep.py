@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from systems.kernels.box_grid import farthest_move
+
 
 @numba.njit(cache=True)
 def _root(parent: npt.NDArray[np.int64], i: int) -> int:
@@ -47,7 +49,7 @@ def fall_asleep(
     for i in range(n):
         if asleep[i] or inv_mass[i] == 0.0:
             continue
-        speed = math.hypot(vel[i, 0], vel[i, 1]) + abs(omega[i]) * math.hypot(half[i, 0], half[i, 1])
+        speed = farthest_move(vel[i, 0], vel[i, 1], omega[i], half[i, 0], half[i, 1])
         if speed > sleep_speed or i == held:
             sleep_time[i] = 0.0
         else:

@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from systems.kernels.box_grid import farthest_move
+
 
 @numba.njit(cache=True)
 def deepest_overlap(
@@ -51,10 +53,9 @@ def farthest_box_move(
     turn times half diagonal, px); ``last`` then takes the poses of now."""
     farthest = 0.0
     for k in range(pos.shape[0]):
-        dx = pos[k, 0] - last[k, 0]
-        dy = pos[k, 1] - last[k, 1]
-        reach = math.sqrt(half[k, 0] * half[k, 0] + half[k, 1] * half[k, 1])
-        farthest = max(farthest, math.sqrt(dx * dx + dy * dy) + abs(angle[k] - last[k, 2]) * reach)
+        turn = angle[k] - last[k, 2]
+        moved = farthest_move(pos[k, 0] - last[k, 0], pos[k, 1] - last[k, 1], turn, half[k, 0], half[k, 1])
+        farthest = max(farthest, moved)
         last[k, 0] = pos[k, 0]
         last[k, 1] = pos[k, 1]
         last[k, 2] = angle[k]
