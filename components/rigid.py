@@ -89,6 +89,9 @@ class RigidStore:
         self.owner = np.zeros(capacity, dtype=np.int64)
         self.max_half = 0.0
         """The largest half diagonal of any box: the broadphase sizes its cells by it."""
+        self.revision = 0
+        """Counts in-place changes to what the boxes rest under (a set's friction or iterations): the
+        box step wakes every box when it changes, as when a solver setting does."""
 
     def add(
         self,

@@ -27,7 +27,6 @@ from game.level.fields import rgba
 from game.level.load import LoadedLevel, load_level, parse_key
 from game.level.plugins import level_schedule
 from systems import world
-from systems.boxes import wake_all
 from systems.cloth import layout_pins
 from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
 from systems.schedule import Schedule
@@ -165,10 +164,10 @@ class Simulation:
         store = self.stores.rigid
         if key == "friction":
             store.friction[rows] = table.friction
-            wake_all(store)
+            store.revision += 1
         elif key == "iterations":
             store.iterations[rows] = table.iterations or 0
-            wake_all(store)
+            store.revision += 1
         elif key == "colors":
             boxes.colors = tuple(rgba(c) for c in table.colors)
         else:

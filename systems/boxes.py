@@ -327,8 +327,9 @@ class BoxStepSystem(System):
 
     The solver runs ``ceil(substeps / particle substeps)`` substeps of its
     own per call, so a frame gets about ``[world.rigid] substeps`` of them
-    whatever the particles need. Gravity turning, a solver setting changing
-    or the walls moving wake every box: the world they settled in changed.
+    whatever the particles need. Gravity turning, a solver setting or a
+    set's friction or iterations changing (``RigidStore.revision``) or the
+    walls moving wake every box: the world they settled in changed.
     """
 
     name = "boxes"
@@ -338,7 +339,7 @@ class BoxStepSystem(System):
 
     def __init__(self) -> None:
         self._rules: tuple[object, ...] | None = None
-        """Gravity and the solver settings the boxes last moved under."""
+        """Gravity, the store's revision and the solver settings the boxes last moved under."""
         self._floats = np.zeros(0)
         self._ints = np.zeros(0, dtype=np.int64)
         self._plan_floats = np.zeros(0)
@@ -358,7 +359,7 @@ class BoxStepSystem(System):
         rigid = settings.rigid
         if not rigid.sleeping and store.asleep[:n].any():
             wake_all(store)
-        rules = (settings.gravity, *vars(rigid).values())
+        rules = (settings.gravity, store.revision, *vars(rigid).values())
         if rules != self._rules or settings.wall_velocity != (0.0, 0.0):
             if self._rules is not None:
                 wake_all(store)  # sleepers settled under the old rules (or moving walls): show the new

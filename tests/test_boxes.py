@@ -189,6 +189,17 @@ def test_changing_a_solver_setting_wakes_the_sleepers_so_they_show_it() -> None:
     assert (sim.positions("stack")[:, 1] < heights - 0.2).any()
 
 
+@pytest.mark.parametrize(("key", "value"), [("friction", 0.1), ("iterations", 1)])
+def test_changing_a_box_sets_friction_or_iterations_wakes_its_sleepers(key: str, value: float) -> None:
+    sim = boxes(stack(3), sleeping=True)
+    sim.step(90)
+    rigid = sim.stores.rigid
+    assert rigid.asleep[: rigid.count].all()
+    assert not sim.set(f"boxes.0.{key}", value)  # applied in place, no rebuild
+    sim.step()
+    assert not rigid.asleep[: rigid.count].any()
+
+
 def test_turning_gravity_wakes_the_sleepers_however_it_is_set() -> None:
     sim = boxes(stack(3), sleeping=True)
     sim.step(90)
