@@ -16,8 +16,9 @@ frame of it is timed: a pyramid that stands costs the same all along, one
 that collapses gets dearer as it falls, and the drift columns say which
 happened (the largest distance any box moved from where it started).
 
-From about a thousand boxes ours solves on two threads (``threads``); pymunk
-steps on one.
+From 2000 manifolds (about 700 boxes) ours solves on two threads, and from
+1000 boxes it finds pairs and contacts on numba's threads (``threads``: as
+many as numba has, two here); pymunk steps on one.
 """
 
 from __future__ import annotations

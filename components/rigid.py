@@ -170,8 +170,9 @@ class ContactStore:
     ``a`` is a box, ``b`` a box or a wall (``plane_body``); the normal points
     from a to b. ``key`` identifies a point across steps (the two bodies and
     the features that made it): a point whose key was there last step starts
-    from the impulses it ended with. Everything is filled by the contact and
-    solver kernels; Python only reads it (metrics, debug view).
+    from the impulses it ended with. The rows are filled by the contact and
+    solver kernels; the box step keeps the last step's points (``last_*``)
+    for the next warm start; the metrics and the debug view only read.
     """
 
     count: int = 0
@@ -239,7 +240,9 @@ class Boxes:
 
 @dataclass
 class BoxGrid:
-    """The boxes' broadphase grid (centres counting-sorted by cell) and the pairs listed from it."""
+    """The boxes' broadphase grid (centres counting-sorted by cell), the pairs listed from it and when
+    they were listed, and what the box step knows of each box before it looks for contacts (the
+    particle-box contacts use only the grid)."""
 
     cell: float = 1.0
     left: float = 0.0

@@ -12,7 +12,8 @@ the pairs up the grid), and two manifolds that share a moving box stay in
 that order, so a pass gives the very numbers a pass one manifold at a time
 would: a floor's push still travels up a stack within one pass. (Graph
 colouring, which sorts all manifolds into a few large independent sets,
-loses that order: the 5050-box pyramid sagged 38 px instead of 16.)
+loses that order: the 5050-box pyramid sagged 38 px instead of 16, at two
+passes a substep.)
 
 A large scene is cut in two at its median box: the manifolds of each side
 share no moving box with the other side's, so the two sides are solved on

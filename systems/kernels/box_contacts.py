@@ -33,7 +33,8 @@ FEATURES = 128
 PLANES = 4
 
 PARALLEL_PAIRS = 1000
-"""Pairs from which the manifolds are found on two threads (fewer: starting them costs more)."""
+"""Pairs (and twice as many points) from which the manifolds are found, and the warm start made, in
+two halves at once (fewer: starting the threads costs more)."""
 
 
 @numba.njit(cache=True)

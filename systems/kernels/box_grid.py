@@ -15,7 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 PARALLEL_BOXES = 1000
-"""Boxes from which the pairs are listed on two threads (fewer: starting them costs more)."""
+"""Boxes from which their motion is found and their pairs listed on numba's threads (fewer:
+starting them costs more)."""
 
 
 @numba.njit(cache=True)
@@ -50,7 +51,7 @@ def box_motion(
     margin: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
 ) -> bool:
-    """What the step needs to know of each box before it looks for contacts, in one pass (on two
+    """What the step needs to know of each box before it looks for contacts, in one pass (on numba's
     threads for many boxes): whether it ``moving`` (movable and awake), its ``margin`` (``reach``
     plus how far any of its points can go in ``dt``: centre speed plus spin times half diagonal) and
     its cosine and sine (``turn`` ``(n, 2)``). Returns whether any box moves."""

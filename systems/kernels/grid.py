@@ -1,4 +1,5 @@
-"""Uniform-grid broadphase: counting-sort particles into cells, then list the pairs that may touch."""
+"""Uniform-grid broadphase: counting-sort points (particles, box centres) into cells, then list the
+particle pairs that may touch."""
 
 from __future__ import annotations
 
@@ -20,14 +21,14 @@ def bin_points(
     cols: int,
     rows: int,
     cell_of: npt.NDArray[np.int64],
-    cell_start: npt.NDArray[np.uint32],
-    order: npt.NDArray[np.uint32],
+    cell_start: npt.NDArray[np.integer],
+    order: npt.NDArray[np.integer],
 ) -> int:
     """Counting-sort the collidable points (particles, box centres) by grid cell; return how many.
 
     ``cell_of[k]`` gets point k's cell (row-major, clamped to the grid, -1
     when not collidable); ``cell_start`` ``(cols * rows + 1,)`` the prefix sums;
-    ``order`` the particle indices cell by cell, ascending within a cell, so
+    ``order`` the point indices cell by cell, ascending within a cell, so
     the result depends on positions only, never on earlier frames.
     """
     cells = cols * rows

@@ -1,4 +1,4 @@
-"""Measurements for the metrics: how deep particles overlap, how far they moved."""
+"""Measurements for the metrics: how deep particles overlap, how far particles and boxes moved."""
 
 from __future__ import annotations
 
