@@ -72,6 +72,13 @@ def pressed_buttons(mask: int) -> list[str]:
     return [name for bit, name in BUTTONS.items() if mask & bit]
 
 
+def watch(session: Session, overrides: Sequence[str] = ()) -> LevelWatcher:
+    """A watcher of ``session``'s level file, which reloads it with the same ``--set`` overrides and
+    ``--allow-import`` patterns."""
+    level = session.sim.level
+    return LevelWatcher(level.source, overrides, level.allow_import)
+
+
 class PlayView(arcade.View):
     """Plays one session: steps it at 60 Hz, draws it, feeds it the player's input.
 
@@ -91,7 +98,7 @@ class PlayView(arcade.View):
         self.hud = Hud(self.window.width, self.window.height)
         self.ui = UIManager()
         self.panel = Panel(session)
-        self.watcher = LevelWatcher(session.sim.level.source, overrides, session.sim.level.allow_import)
+        self.watcher = watch(session, overrides)
         self.screenshots: list[Path] = []
         """PNGs written by the screenshot key, oldest first."""
         self._screenshot_asked = False
@@ -111,16 +118,14 @@ class PlayView(arcade.View):
     def on_hide_view(self) -> None:
         self.ui.disable()
 
-    def use(self, session: Session, watcher: LevelWatcher | None = None) -> None:
-        """Play ``session`` from now on (another level, or the same one reloaded); the old one is closed.
-
-        ``watcher`` watches its file; by default a new one, without ``--set`` overrides.
-        """
+    def use(self, session: Session, watcher: LevelWatcher) -> None:
+        """Play ``session`` from now on (another level, or the same one reloaded), its file watched by
+        ``watcher``; the old one is closed."""
         old = self.session
         self.session = session
         self.panel = Panel(session)
         self._mount_panel()
-        self.watcher = watcher if watcher is not None else LevelWatcher(session.sim.level.source)
+        self.watcher = watcher
         self.window.set_caption(f"Weft · {session.sim.name}")
         self._lag = 0.0
         if old is not session:
@@ -136,7 +141,7 @@ class PlayView(arcade.View):
             session = open_session(path, allow_import)
             if session is None:
                 continue  # the picker shows why; stepping just passes it by
-            self.use(session, LevelWatcher(path, (), allow_import))
+            self.use(session, watch(session))
             return path
         return None
 
@@ -299,11 +304,10 @@ class Game:
 
     def show(self, session: Session, overrides: Sequence[str] = ()) -> PlayView:
         """Play ``session`` (its level watched for saves); the previously played level is closed."""
-        level = session.sim.level
         if self.playing is None:
             self.playing = PlayView(session, self, overrides)
         else:
-            self.playing.use(session, LevelWatcher(level.source, overrides, level.allow_import))
+            self.playing.use(session, watch(session, overrides))
         self.window.show_view(self.playing)
         return self.playing
 

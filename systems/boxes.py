@@ -11,7 +11,13 @@ import numpy.typing as npt
 from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores
 from components.tools import NOTHING
 from systems import world
-from systems.kernels.box_contacts import collide_boxes, remember_impulses, warm_from_last, warm_from_table
+from systems.kernels.box_contacts import (
+    collide_boxes,
+    remember_impulses,
+    table_size,
+    warm_from_last,
+    warm_from_table,
+)
 from systems.kernels.box_grid import box_motion, box_pairs, pairs_still_hold
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
@@ -233,7 +239,7 @@ def find_contacts(
             contacts.tangent_impulse[:found],
         )
         return
-    size = max(64, 1 << math.ceil(math.log2(2 * last + 1)))
+    size = table_size(last)
     if len(contacts.table) != size:
         contacts.table = np.full((size, 3), -1.0)
     remember_impulses(

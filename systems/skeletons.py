@@ -23,7 +23,7 @@ from components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from systems import world
 from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
 from systems.kernels.joint_limits import limit_joint_angles
-from systems.kernels.skinning import skin_matrices, skin_mesh
+from systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
 from systems.pins import pin
 from systems.schedule import Stage, Step, System
 from systems.skin_mesh import MeshSpec, make_skin, probe_vertices
@@ -303,7 +303,7 @@ def joint_positions(skinned: Skinned) -> FloatArray:
 def skin(skeleton: Skeleton, mesh: SkinnedMesh) -> None:
     """Skin ``mesh`` in the skeleton's current pose (positions and outline normals)."""
     skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
-    skin_mesh(
+    skin_vertices_and_normals(
         mesh.bind_positions,
         mesh.bind_normals,
         mesh.bone_indices,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from game.simulation import Simulation
 from systems.boxes import PAIR_SKIN
-from systems.kernels.box_contacts import remember_impulses, warm_from_last, warm_from_table
+from systems.kernels.box_contacts import remember_impulses, table_size, warm_from_last, warm_from_table
 from systems.kernels.box_grid import extent, pairs_still_hold
 
 LEVELS = Path(__file__).resolve().parent.parent / "levels"
@@ -79,7 +79,7 @@ def test_while_the_pairs_are_kept_the_warm_start_by_pair_finds_what_the_hash_tab
     warm_from_last(
         contacts.start[: groups + 1], last_start, key, last_key, last_normal, last_tangent, *by_pair
     )
-    table = np.full((1 << int(np.ceil(np.log2(2 * last + 1))), 3), -1.0)
+    table = np.full((table_size(last), 3), -1.0)
     remember_impulses(last_key, last_normal, last_tangent, table)
     by_key = np.full((2, found), np.nan)
     warm_from_table(key, table, *by_key)

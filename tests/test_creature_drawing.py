@@ -14,7 +14,6 @@ import os
 os.environ["ARCADE_HEADLESS"] = "1"  # before anything imports arcade
 
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import esper
@@ -22,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from support.pictures import CLOSE, Picture, draw_calls, near
+from support.sessions import Opened, open_level
 
 from components import SoftBody
 from game.level.fields import rgba
@@ -60,14 +60,11 @@ def centre_and_radius(sim: Simulation, body: SoftBody) -> tuple[FloatArray, floa
 
 
 @pytest.fixture
-def mochi() -> Iterator[tuple[Session, Offscreen]]:
+def mochi(sessions: Opened) -> tuple[Session, Offscreen]:
     """The one-creature level, settled on its legs for a second."""
-    sim = Simulation.load(CREATURE)
-    session = Session(sim)
-    pictures = Offscreen(session)
+    session, pictures = open_level(sessions, CREATURE)
     session.run(60)
-    yield session, pictures
-    sim.close()
+    return session, pictures
 
 
 def test_body_is_lit_from_the_upper_left_with_a_shade_band_at_the_lower_right_inside_a_dark_outline(
@@ -237,15 +234,13 @@ def test_a_pressed_creature_squeezes_its_eyes_shut_and_cries_until_let_go(
     assert dried == 0
 
 
-def test_the_face_turns_with_the_body_of_a_creature_upside_down() -> None:
-    sim = Simulation.load(CREATURES)
-    session = Session(sim)
-    pictures = Offscreen(session)
+def test_the_face_turns_with_the_body_of_a_creature_upside_down(sessions: Opened) -> None:
+    session, pictures = open_level(sessions, CREATURES)
+    sim = session.sim
     session.run(2)  # pip starts upside down: its head is at the bottom
     body = creature(sim, "pip")
     centre, radius = centre_and_radius(sim, body)
     picture = Picture(pictures.capture(), pictures)
-    sim.close()
 
     grid = np.stack(np.meshgrid(np.linspace(-0.6, 0.6, 61), np.linspace(-0.6, 0.6, 61)), -1).reshape(-1, 2)
     inside = grid[np.linalg.norm(grid, axis=1) < 0.6]
@@ -255,15 +250,12 @@ def test_the_face_turns_with_the_body_of_a_creature_upside_down() -> None:
     assert below > 20 and above == 0, f"eyes and mouth: {above} px above the centre, {below} below"
 
 
-def test_any_number_of_creatures_takes_the_same_three_draw_calls() -> None:
+def test_any_number_of_creatures_takes_the_same_three_draw_calls(sessions: Opened) -> None:
     counts = []
     for level in (CREATURE, CREATURES):
-        sim = Simulation.load(level)
-        session = Session(sim)
-        pictures = Offscreen(session)
+        session, pictures = open_level(sessions, level)
         session.run(2)
         pictures.capture()
         calls = draw_calls(pictures, "creatures")
         counts.append((len(esper.get_component(SoftBody)), calls))
-        sim.close()
     assert counts == [(1, 3), (3, 3)]

@@ -18,7 +18,7 @@ from systems.kernels.joint_limits import joint_angles, limit_joint_angles
 from systems.kernels.skinning import (
     rigid_positions,
     skin_matrices,
-    skin_mesh,
+    skin_vertices_and_normals,
     skin_vertices_naive,
 )
 
@@ -28,15 +28,17 @@ SEEDS = st.integers(0, 2**31)
 def skin_vertices(
     bind: np.ndarray, indices: np.ndarray, weights: np.ndarray, matrices: np.ndarray, out: np.ndarray
 ):
-    """``skin_mesh``'s positions alone (its normals go to scratch)."""
-    skin_mesh(bind, np.zeros_like(bind), indices, weights, matrices, out, np.empty_like(bind))
+    """``skin_vertices_and_normals``'s positions alone (its normals go to scratch)."""
+    skin_vertices_and_normals(bind, np.zeros_like(bind), indices, weights, matrices, out, np.empty_like(bind))
 
 
 def skin_normals(
     normals: np.ndarray, indices: np.ndarray, weights: np.ndarray, matrices: np.ndarray, out: np.ndarray
 ):
-    """``skin_mesh``'s normals alone (its positions go to scratch)."""
-    skin_mesh(np.zeros_like(normals), normals, indices, weights, matrices, np.empty_like(normals), out)
+    """``skin_vertices_and_normals``'s normals alone (its positions go to scratch)."""
+    skin_vertices_and_normals(
+        np.zeros_like(normals), normals, indices, weights, matrices, np.empty_like(normals), out
+    )
 
 
 def random_frames(rng: np.random.Generator, n: int, rigid: bool = False) -> np.ndarray:

@@ -13,7 +13,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_origin
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,7 @@ import pytiled_parser
 from pytiled_parser import tiled_object as shapes
 
 from game.level.problems import KeyPath, Problem
-from game.level.schema import BoxesTable
+from game.level.schema import BoxesTable, Level
 from game.level.tiled_check import is_int, is_number
 from game.level.tiled_classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
 from game.level.tiled_origin import Origin, TiledLevel
@@ -518,8 +518,11 @@ class MapReader:
         self.level.problems.append(Problem(f"{self.level.label}: {where}", path, message))
 
 
-BODY_TABLES = ("cloth", "balls", "boxes", "creature", "skeleton", "system")
-"""Level tables that list bodies: objects fill them, a map property may not replace one."""
+BODY_TABLES = tuple(
+    name for name, entry in Level.model_fields.items() if get_origin(entry.annotation) is list
+)
+"""Level tables that list bodies (the array tables: cloth, balls, boxes...): objects fill them, a map
+property may not replace one."""
 
 _SHAPE = "the object's shape sets it; move, resize or turn the object instead"
 _ONE_BOX = "each box object is one box, drawn where it is"

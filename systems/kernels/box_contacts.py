@@ -506,6 +506,12 @@ def _next_slot(slot: int, size: int) -> int:
     return base + ((slot - base + 1) & (half - 1))
 
 
+def table_size(points: int) -> int:
+    """Rows of a hash table for ``points`` points (``remember_impulses``): a power of two, at least
+    twice as many, at least 64."""
+    return max(64, 1 << math.ceil(math.log2(2 * points + 1)))
+
+
 @numba.njit(cache=True, parallel=True)
 def remember_impulses(
     c_key: npt.NDArray[np.int64],

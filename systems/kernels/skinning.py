@@ -4,7 +4,7 @@ For a vertex at ``p`` in the bind pose with bones ``k`` and weights
 ``w_k`` (summing to 1), the skinned position is ``Σ w_k · S_k · p`` with
 ``S_k = pose_k ∘ bind_k⁻¹`` (Magnenat-Thalmann et al. 1988; the name
 "linear blend skinning" is from Lewis et al. 2000). The sum can be taken
-over matrices or over positions: ``skin_mesh`` blends the matrices and
+over matrices or over positions: ``skin_vertices_and_normals`` blends the matrices and
 transforms once, ``skin_vertices_naive`` keeps the textbook form as the
 reference the tests compare it with.
 """
@@ -33,7 +33,7 @@ def skin_matrices(
 
 
 @numba.njit(cache=True)
-def skin_mesh(
+def skin_vertices_and_normals(
     bind_positions: npt.NDArray[np.float64],
     bind_normals: npt.NDArray[np.float64],
     indices: npt.NDArray[np.int32],
@@ -106,7 +106,8 @@ def skin_vertices_naive(
     matrices: npt.NDArray[np.float64],
     out: npt.NDArray[np.float64],
 ) -> None:
-    """The reference for ``skin_mesh``'s positions: the rigid positions per bone, then their weighted average.
+    """The reference for the positions of ``skin_vertices_and_normals``: the rigid positions per bone,
+    then their weighted average.
 
     Plain numpy, and the sum taken the other way round (over positions, not
     matrices), so that agreement between the two means something.
