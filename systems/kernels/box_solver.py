@@ -7,9 +7,9 @@ pass without bias, or (split impulse) one position pass.
 
 Every point's accumulated normal impulse is clamped at zero and its
 friction impulse at ``μ`` times it (Catto, Box2D-lite). Contact anchors are
-fixed for the whole call; each phase measures the current gap from how far
-the two bodies moved and turned since the call began (Box2D v3), so the
-contacts are found only once per call.
+fixed for the whole call; after each move the gaps are measured again from
+how far the two bodies moved and turned since the call began (Box2D v3), so
+the contacts are found only once per call.
 
 Corrections (``correction``):
 
@@ -102,9 +102,11 @@ ONLY_PRANGE = {
 """Numba's parallel options for the step: only the loops written as ``prange`` run on threads (and only
 in large scenes), so a small scene never pays for starting them."""
 
-NX, NY, RAX, RAY, RBX, RBY, NORMAL_MASS, TANGENT_MASS, BASE = range(9)
-"""A point's constants for the call, by field: normal, anchors on a and b (from their centres),
-effective masses along the normal and the tangent, and its gap less how its anchors lay apart."""
+NX, NY, RNA, RNB, RTA, RTB, NORMAL_MASS, TANGENT_MASS, BASE = range(9)
+"""A point's constants for the call, by field: normal, the anchors on a and b (from their centres)
+crossed with the normal and with the tangent ``t = (n.y, -n.x)``, effective masses along the normal
+and the tangent, and its gap less how its anchors lay apart. The solver needs the anchors only
+crossed, and so do the gaps (an anchor turned by ``(c, s)`` lies ``s (r × n) - c (r × t)`` along n)."""
 FIELDS = 9
 
 Batches = tuple[
@@ -166,23 +168,13 @@ def _gap(
     ``delta`` ``(n + 2, 4)`` holds each body's move and the cosine and sine
     of its turn since the call began.
     """
-    rax = con[t, p, RAX, lane]
-    ray = con[t, p, RAY, lane]
-    rbx = con[t, p, RBX, lane]
-    rby = con[t, p, RBY, lane]
-    dx = (
-        delta[b, 0]
-        + delta[b, 2] * rbx
-        - delta[b, 3] * rby
-        - (delta[a, 0] + delta[a, 2] * rax - delta[a, 3] * ray)
-    )
-    dy = (
-        delta[b, 1]
-        + delta[b, 3] * rbx
-        + delta[b, 2] * rby
-        - (delta[a, 1] + delta[a, 3] * rax + delta[a, 2] * ray)
-    )
-    return dx * con[t, p, NX, lane] + dy * con[t, p, NY, lane] + con[t, p, BASE, lane]
+    # an anchor r turned by (c, s) lies c (r · n) + s (r × n) along n, and r · n = -(r × t)
+    moved = (delta[b, 0] - delta[a, 0]) * con[t, p, NX, lane] + (delta[b, 1] - delta[a, 1]) * con[
+        t, p, NY, lane
+    ]
+    turned_b = delta[b, 3] * con[t, p, RNB, lane] - delta[b, 2] * con[t, p, RTB, lane]
+    turned_a = delta[a, 3] * con[t, p, RNA, lane] - delta[a, 2] * con[t, p, RTA, lane]
+    return moved + (turned_b - turned_a) + con[t, p, BASE, lane]
 
 
 @numba.njit(cache=True, inline="always")
@@ -225,7 +217,7 @@ def _point(
     state: tuple[float, float, float, float, float, float, float, float, float, float],
     con: npt.NDArray[np.float64],
     impulse: npt.NDArray[np.float64],
-    delta: npt.NDArray[np.float64],
+    gap: npt.NDArray[np.float64],
     a: int,
     b: int,
     t: int,
@@ -241,15 +233,21 @@ def _point(
     push_speed: float,
 ) -> tuple[float, float, float, float, float, float, float, float, float, float]:
     """One point of one lane, between bodies ``a`` and ``b``: its normal impulse, then its friction;
-    the lane's new state."""
+    the lane's new state.
+
+    A pass is bound by how long each point waits for the one before it: the
+    sums are grouped so the chain from the velocities back to them is short,
+    and what does not depend on them (the gap, the crossed anchors, masses
+    times directions) is ready beforehand or worked out while the core waits.
+    """
     vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib = state
-    s = _gap(con, delta, t, p, lane, a, b)
+    s = gap[t, p, lane]
     nx = con[t, p, NX, lane]
     ny = con[t, p, NY, lane]
-    rax = con[t, p, RAX, lane]
-    ray = con[t, p, RAY, lane]
-    rbx = con[t, p, RBX, lane]
-    rby = con[t, p, RBY, lane]
+    rna = con[t, p, RNA, lane]
+    rnb = con[t, p, RNB, lane]
+    rta = con[t, p, RTA, lane]
+    rtb = con[t, p, RTB, lane]
     deep = s + slop < 0.0
     bias = 0.0
     mass_scale = 1.0
@@ -263,38 +261,30 @@ def _point(
     elif use_baumgarte and deep:
         bias = percent * inv_h * (s + slop)
     # normal: relative velocity of the point on b against a
-    dvx = vbx - wb * rby - vax + wa * ray
-    dvy = vby + wb * rbx - vay - wa * rax
-    vn = dvx * nx + dvy * ny
+    vn = ((vbx - vax) * nx + (vby - vay) * ny) + (wb * rnb - wa * rna)
     old = impulse[t, p, 0, lane]
-    total = max(old - con[t, p, NORMAL_MASS, lane] * mass_scale * (vn + bias) - impulse_scale * old, 0.0)
+    total = max((old - impulse_scale * old) - (con[t, p, NORMAL_MASS, lane] * mass_scale) * (vn + bias), 0.0)
     impulse[t, p, 0, lane] = total
     step = total - old
-    px = step * nx
-    py = step * ny
-    vax -= ma * px
-    vay -= ma * py
-    wa -= ia * (rax * py - ray * px)
-    vbx += mb * px
-    vby += mb * py
-    wb += ib * (rbx * py - rby * px)
-    # friction along t = (n.y, -n.x), at most mu times the normal impulse
-    dvx = vbx - wb * rby - vax + wa * ray
-    dvy = vby + wb * rbx - vay - wa * rax
-    vt = dvx * ny - dvy * nx
+    vax -= step * (ma * nx)
+    vay -= step * (ma * ny)
+    wa -= step * (ia * rna)
+    vbx += step * (mb * nx)
+    vby += step * (mb * ny)
+    wb += step * (ib * rnb)
+    # friction along t, at most mu times the normal impulse
+    vt = ((vbx - vax) * ny - (vby - vay) * nx) + (wb * rtb - wa * rta)
     old = impulse[t, p, 1, lane]
     limit = mu * total
     total = min(max(old - con[t, p, TANGENT_MASS, lane] * vt, -limit), limit)
     impulse[t, p, 1, lane] = total
     step = total - old
-    px = step * ny
-    py = -step * nx
-    vax -= ma * px
-    vay -= ma * py
-    wa -= ia * (rax * py - ray * px)
-    vbx += mb * px
-    vby += mb * py
-    wb += ib * (rbx * py - rby * px)
+    vax -= step * (ma * ny)
+    vay += step * (ma * nx)
+    wa -= step * (ia * rta)
+    vbx += step * (mb * ny)
+    vby -= step * (mb * nx)
+    wb += step * (ib * rtb)
     return vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib
 
 
@@ -308,15 +298,15 @@ def _solve(
     batch: Batches,
     body: npt.NDArray[np.float64],
     inverse: npt.NDArray[np.float64],
-    delta: npt.NDArray[np.float64],
+    gap: npt.NDArray[np.float64],
     rules: Rules,
 ) -> None:
     """One Gauss-Seidel pass over batches ``[first, last)``, to the points still owed pass ``it``,
     four lanes at a time.
 
     ``body`` holds the velocities ``(vx, vy, ω)`` and ``inverse`` the
-    inverse mass and inertia (zero for what does not move); each point's
-    gap is measured from ``delta`` (positions only change between passes).
+    inverse mass and inertia (zero for what does not move); ``gap`` each
+    point's gap, measured when the positions last moved.
     """
     lane_a, lane_b, passes, most, mu, rigid, con, impulse = batch
     correction, slop, percent, contact_soft, static_soft, push_speed = rules
@@ -338,22 +328,22 @@ def _solve(
         for p in range(2):
             if it < passes[t, 0]:
                 s0 = _point(
-                    s0, con, impulse, delta, lane_a[t, 0], lane_b[t, 0], t, p, 0, mu[t, 0], soft0,
+                    s0, con, impulse, gap, lane_a[t, 0], lane_b[t, 0], t, p, 0, mu[t, 0], soft0,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
             if it < passes[t, 1]:
                 s1 = _point(
-                    s1, con, impulse, delta, lane_a[t, 1], lane_b[t, 1], t, p, 1, mu[t, 1], soft1,
+                    s1, con, impulse, gap, lane_a[t, 1], lane_b[t, 1], t, p, 1, mu[t, 1], soft1,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
             if it < passes[t, 2]:
                 s2 = _point(
-                    s2, con, impulse, delta, lane_a[t, 2], lane_b[t, 2], t, p, 2, mu[t, 2], soft2,
+                    s2, con, impulse, gap, lane_a[t, 2], lane_b[t, 2], t, p, 2, mu[t, 2], soft2,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
             if it < passes[t, 3]:
                 s3 = _point(
-                    s3, con, impulse, delta, lane_a[t, 3], lane_b[t, 3], t, p, 3, mu[t, 3], soft3,
+                    s3, con, impulse, gap, lane_a[t, 3], lane_b[t, 3], t, p, 3, mu[t, 3], soft3,
                     use_soft, use_baumgarte, inv_h, slop, percent, push_speed,
                 )  # fmt: skip
         _keep(body, lane_a[t, 0], lane_b[t, 0], s0)
@@ -389,16 +379,18 @@ def _warm_start_range(
             a = lane_a[t, lane]
             b = lane_b[t, lane]
             for p in range(2):
+                normal = impulse[t, p, 0, lane]
+                tangent = impulse[t, p, 1, lane]
                 nx = con[t, p, NX, lane]
                 ny = con[t, p, NY, lane]
-                px = impulse[t, p, 0, lane] * nx + impulse[t, p, 1, lane] * ny
-                py = impulse[t, p, 0, lane] * ny - impulse[t, p, 1, lane] * nx
+                px = normal * nx + tangent * ny
+                py = normal * ny - tangent * nx
                 body[a, 0] -= inverse[a, 0] * px
                 body[a, 1] -= inverse[a, 0] * py
-                body[a, 2] -= inverse[a, 1] * (con[t, p, RAX, lane] * py - con[t, p, RAY, lane] * px)
+                body[a, 2] -= inverse[a, 1] * (normal * con[t, p, RNA, lane] + tangent * con[t, p, RTA, lane])
                 body[b, 0] += inverse[b, 0] * px
                 body[b, 1] += inverse[b, 0] * py
-                body[b, 2] += inverse[b, 1] * (con[t, p, RBX, lane] * py - con[t, p, RBY, lane] * px)
+                body[b, 2] += inverse[b, 1] * (normal * con[t, p, RNB, lane] + tangent * con[t, p, RTB, lane])
 
 
 @numba.njit(cache=True)
@@ -416,7 +408,7 @@ def _pass(
     batch: Batches,
     body: npt.NDArray[np.float64],
     inverse: npt.NDArray[np.float64],
-    delta: npt.NDArray[np.float64],
+    gap: npt.NDArray[np.float64],
     rules: Rules,
 ) -> None:
     """One pass over every batch: the two sides (on two threads, when both have some), then the seam."""
@@ -427,10 +419,10 @@ def _pass(
         s0, s1, s2 = static_soft
         for side in numba.prange(2):
             side_rules = (correction, slop, percent, (c0, c1, c2), (s0, s1, s2), push_speed)
-            _solve(starts[side], starts[side + 1], it, use_bias, h, batch, body, inverse, delta, side_rules)
+            _solve(starts[side], starts[side + 1], it, use_bias, h, batch, body, inverse, gap, side_rules)
     else:
-        _solve(starts[0], starts[SEAM], it, use_bias, h, batch, body, inverse, delta, rules)
-    _solve(starts[SEAM], starts[SEAM + 1], it, use_bias, h, batch, body, inverse, delta, rules)
+        _solve(starts[0], starts[SEAM], it, use_bias, h, batch, body, inverse, gap, rules)
+    _solve(starts[SEAM], starts[SEAM + 1], it, use_bias, h, batch, body, inverse, gap, rules)
 
 
 @numba.njit(cache=True, inline="always")
@@ -498,13 +490,13 @@ def _prepare_manifold(
         k_t = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rta * rta + inverse[b, 1] * rtb * rtb
         con[t, p, NX, lane] = nx
         con[t, p, NY, lane] = ny
-        con[t, p, RAX, lane] = rax
-        con[t, p, RAY, lane] = ray
-        con[t, p, RBX, lane] = rbx
-        con[t, p, RBY, lane] = rby
+        con[t, p, RNA, lane] = rna
+        con[t, p, RNB, lane] = rnb
+        con[t, p, RTA, lane] = rta
+        con[t, p, RTB, lane] = rtb
         con[t, p, NORMAL_MASS, lane] = 1.0 / k_n if k_n > 0.0 else 0.0
         con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
-        con[t, p, BASE, lane] = c_separation[k] - ((rbx - rax) * nx + (rby - ray) * ny)
+        con[t, p, BASE, lane] = c_separation[k] + (rtb - rta)
         impulse[t, p, 0, lane] = c_normal_impulse[k]
         impulse[t, p, 1, lane] = c_tangent_impulse[k]
     for p in range(m_points[j], 2):
@@ -747,6 +739,7 @@ def step_boxes(
     rules = (correction, slop, percent, contact_soft, static_soft, push_speed)
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
+    _measure_gaps(starts, batch, delta, gap)
     for _ in range(substeps):
         for i in range(n):
             if moving[i]:
@@ -754,7 +747,7 @@ def step_boxes(
                 body[i, 1] += h * gravity_y
         _warm_start(starts, batch, body, inverse)
         for it in range(longest):
-            _pass(starts, it, True, h, batch, body, inverse, delta, rules)
+            _pass(starts, it, True, h, batch, body, inverse, gap, rules)
             if spring_body >= 0:
                 _pull(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
@@ -766,12 +759,13 @@ def step_boxes(
             for i in range(n + 1):
                 if i == n or moving[i]:
                     _move(i, n, h, limit, body, delta, pos, angle)
+        _measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            _pass(starts, 0, False, h, batch, body, inverse, delta, rules)
+            _pass(starts, 0, False, h, batch, body, inverse, gap, rules)
         elif correction == SPLIT:
             _push_apart(batch, delta, pos, inverse, n, slop, percent)
-    _measure_gaps(starts, batch, delta, gap)
+            _measure_gaps(starts, batch, delta, gap)
     for k in range(c_a.shape[0]):
         t = slot[k, 0]
         p = slot[k, 1]
