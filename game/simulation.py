@@ -215,13 +215,12 @@ class Simulation:
     def bodies(self) -> list[tuple[int, Body]]:
         """Every named body (sheets, ball sets, creatures, box sets, skeletons), each in creation order."""
         self.activate()
-        by_id = lambda item: item[0]  # noqa: E731
         return [
             *cloths(),
-            *sorted(esper.get_component(Balls), key=by_id),
-            *sorted(esper.get_component(SoftBody), key=by_id),
+            *world.by_entity(Balls),
+            *world.by_entity(SoftBody),
             *box_sets(),
-            *sorted(esper.get_component(Skinned), key=by_id),
+            *world.by_entity(Skinned),
         ]
 
     def body(self, name: str) -> tuple[int, Body]:

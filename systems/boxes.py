@@ -363,12 +363,12 @@ class BoxStepSystem(System):
             return
         settings = world.settings()
         rigid = settings.rigid
-        if not rigid.sleeping and store.asleep[:n].any():
-            wake_all(store)
         rules = (settings.gravity, store.revision, *vars(rigid).values())
         if rules != self._rules or settings.wall_velocity != (0.0, 0.0):
-            if self._rules is not None:
-                wake_all(store)  # sleepers settled under the old rules (or moving walls): show the new
+            if self._rules is not None or not rigid.sleeping:
+                # sleepers settled under the old rules (or moving walls): show the new. Only sleeping
+                # puts boxes to sleep, so with it off they stay awake until it is on again.
+                wake_all(store)
             self._rules = rules
         spring_body, spring = held_box(store)
         if spring_body != NOTHING:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import esper
-
 from components import CutStroke
 from systems import world
 from systems.kernels.tear import cut_crossing
@@ -21,7 +19,7 @@ class CutSystem(System):
         stores = world.stores()
         distances = stores.distances
         m = distances.count
-        for _entity, stroke in sorted(esper.get_component(CutStroke), key=lambda item: item[0]):
+        for _entity, stroke in world.by_entity(CutStroke):
             cut = 0
             for x0, y0, x1, y1 in stroke.segments:
                 if (x0, y0) == (x1, y1):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import esper
 import numpy as np
 
 from components import Grab, Stores
@@ -42,7 +41,7 @@ class GrabSystem(System):
     def process(self, step: Step) -> None:
         stores = world.stores()
         pins = stores.pins
-        for entity, grab in sorted(esper.get_component(Grab), key=lambda item: item[0]):
+        for entity, grab in world.by_entity(Grab):
             if self._hold_box(stores, grab):
                 continue
             if grab.held and grab.particle == NOTHING:

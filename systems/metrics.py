@@ -83,7 +83,7 @@ def deepest_box_overlap(stores: Stores) -> float:
     contacts = stores.contacts
     if contacts.count == 0:
         return 0.0
-    return max(0.0, float(-np.min(contacts.gap[: contacts.count])))
+    return max(0.0, -float(contacts.gap[: contacts.count].min()))
 
 
 class MetricsSystem(System):

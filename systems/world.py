@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import esper
 
 from components import Clock, Stores, WorldSettings
@@ -23,5 +25,9 @@ def clock() -> Clock:
 
 
 def by_entity(component: type) -> list:
-    """esper's (entity, component) pairs sorted by entity: esper's own order is hash order."""
-    return sorted(esper.get_component(component), key=lambda item: item[0])
+    """esper's (entity, component) pairs sorted by entity: esper's own order is hash order.
+
+    Most kinds have no entity or one, and systems ask every frame: those skip the sort.
+    """
+    items = esper.get_component(component)
+    return sorted(items, key=itemgetter(0)) if len(items) > 1 else list(items)

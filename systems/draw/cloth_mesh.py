@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import esper
 import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
@@ -153,7 +152,7 @@ class ClothMeshSystem(System):
         ctx.disable(ctx.CULL_FACE)  # both faces are drawn: a sheet folds over itself
         program = self._program
         program["brightness"] = DEBUG_DIM if self.options.debug else 1.0
-        cloths = sorted(esper.get_component(Cloth), key=lambda item: item[0])
+        cloths = world.by_entity(Cloth)
         if len(self._sheets) > len(cloths):  # a sheet was removed: let its buffers go
             present = {entity for entity, _ in cloths}
             self._sheets = {entity: sheet for entity, sheet in self._sheets.items() if entity in present}

@@ -373,24 +373,33 @@ def _warm_start_range(
     first: int, last: int, batch: Batches, body: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64]
 ) -> None:
     """``_warm_start`` for batches ``[first, last)``."""
-    lane_a, lane_b, _, _, _, _, con, impulse = batch
+    lane_a, lane_b, passes, _, _, _, con, impulse = batch
     for t in range(first, last):
         for lane in range(LANES):
-            a = lane_a[t, lane]
-            b = lane_b[t, lane]
+            if passes[t, lane] == 0:
+                continue  # an empty lane
+            # both points' impulses summed, then each body's velocities written once
+            px = 0.0
+            py = 0.0
+            turn_a = 0.0
+            turn_b = 0.0
             for p in range(2):
                 normal = impulse[t, p, 0, lane]
                 tangent = impulse[t, p, 1, lane]
                 nx = con[t, p, NX, lane]
                 ny = con[t, p, NY, lane]
-                px = normal * nx + tangent * ny
-                py = normal * ny - tangent * nx
-                body[a, 0] -= inverse[a, 0] * px
-                body[a, 1] -= inverse[a, 0] * py
-                body[a, 2] -= inverse[a, 1] * (normal * con[t, p, RNA, lane] + tangent * con[t, p, RTA, lane])
-                body[b, 0] += inverse[b, 0] * px
-                body[b, 1] += inverse[b, 0] * py
-                body[b, 2] += inverse[b, 1] * (normal * con[t, p, RNB, lane] + tangent * con[t, p, RTB, lane])
+                px += normal * nx + tangent * ny
+                py += normal * ny - tangent * nx
+                turn_a += normal * con[t, p, RNA, lane] + tangent * con[t, p, RTA, lane]
+                turn_b += normal * con[t, p, RNB, lane] + tangent * con[t, p, RTB, lane]
+            a = lane_a[t, lane]
+            b = lane_b[t, lane]
+            body[a, 0] -= inverse[a, 0] * px
+            body[a, 1] -= inverse[a, 0] * py
+            body[a, 2] -= inverse[a, 1] * turn_a
+            body[b, 0] += inverse[b, 0] * px
+            body[b, 1] += inverse[b, 0] * py
+            body[b, 2] += inverse[b, 1] * turn_b
 
 
 @numba.njit(cache=True)
