@@ -8,20 +8,17 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from components import CORRECTIONS, Boxes, BoxGrid, ContactStore, Grab, RigidStore, Stores
+from components import CORRECTIONS, Boxes, BoxGrid, Grab, RigidStore, Stores
+from components.growth import grow
 from components.tools import NOTHING
 from systems import world
-from systems.kernels.box_contacts import (
-    collide_boxes,
-    remember_impulses,
-    table_size,
-    warm_from_last,
-    warm_from_table,
-)
-from systems.kernels.box_grid import box_motion, box_pairs, pairs_still_hold
+from systems.kernels.box_batches import CAPACITY
+from systems.kernels.box_contacts import table_size
+from systems.kernels.box_frame import ASLEEP, GROW, RELIST, step_box_frame
+from systems.kernels.box_grid import box_pairs
 from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
 from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
-from systems.kernels.box_solver import plan_sizes, step_boxes, work_sizes
+from systems.kernels.box_solver import plan_sizes, work_sizes
 from systems.kernels.grid import bin_points
 from systems.schedule import Stage, Step, System
 from systems.world import by_entity
@@ -184,87 +181,6 @@ def wall_planes(walls: tuple[float, float, float, float]) -> npt.NDArray[np.floa
     return np.array([[0.0, 1.0, bottom], [0.0, -1.0, -top], [1.0, 0.0, left], [-1.0, 0.0, -right]])
 
 
-def find_contacts(
-    contacts: ContactStore,
-    store: RigidStore,
-    grid: BoxGrid,
-    moving: np.ndarray,
-    margin: np.ndarray,
-    walls: np.ndarray,
-    wall_margin: float,
-    same_pairs: bool,
-) -> None:
-    """Fill ``contacts`` with every point of the listed pairs and of the walls, warm started (by pair,
-    when the pairs are ``same_pairs`` as the last step's; else by key from a hash table)."""
-    n = store.count
-    if len(grid.manifold) < grid.pair_count:
-        grid.manifold = np.zeros((2 * grid.pair_count, 11))
-    groups = n + grid.pair_count
-    if len(contacts.start) < groups + 1:
-        contacts.start = np.zeros(2 * (groups + 1), dtype=np.int64)
-    while True:
-        found = collide_boxes(
-            store.pos[:n],
-            grid.turn[:n],
-            store.half[:n],
-            moving,
-            margin,
-            grid.pair_a[: grid.pair_count],
-            grid.pair_b[: grid.pair_count],
-            walls,
-            wall_margin,
-            contacts.start,
-            contacts.a,
-            contacts.b,
-            contacts.key,
-            contacts.point,
-            contacts.normal,
-            contacts.separation,
-            grid.manifold,
-        )
-        if found <= len(contacts.a):
-            break
-        contacts.reserve(found)
-    contacts.count, contacts.groups = found, groups
-    last = contacts.last_count
-    if same_pairs and len(contacts.last_start) == groups + 1:
-        warm_from_last(
-            contacts.start[: groups + 1],
-            contacts.last_start,
-            contacts.key[:found],
-            contacts.last_key[:last],
-            contacts.last_normal[:last],
-            contacts.last_tangent[:last],
-            contacts.normal_impulse[:found],
-            contacts.tangent_impulse[:found],
-        )
-        return
-    size = table_size(last)
-    if len(contacts.table) != size:
-        contacts.table = np.full((size, 3), -1.0)
-    remember_impulses(
-        contacts.last_key[:last], contacts.last_normal[:last], contacts.last_tangent[:last], contacts.table
-    )
-    warm_from_table(
-        contacts.key[:found],
-        contacts.table,
-        contacts.normal_impulse[:found],
-        contacts.tangent_impulse[:found],
-    )
-
-
-def keep_impulses(contacts: ContactStore) -> None:
-    """Keep this step's points and impulses, in order, for the next step's warm start."""
-    m, groups = contacts.count, contacts.groups
-    contacts.last_key[:m] = contacts.key[:m]
-    contacts.last_normal[:m] = contacts.normal_impulse[:m]
-    contacts.last_tangent[:m] = contacts.tangent_impulse[:m]
-    contacts.last_count = m
-    if len(contacts.last_start) != groups + 1:
-        contacts.last_start = np.zeros(groups + 1, dtype=np.int64)
-    contacts.last_start[:] = contacts.start[: groups + 1]
-
-
 def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
     """The box a mouse spring holds (or ``NOTHING``) and the spring's state for the solver."""
     for _, grab in by_entity(Grab):
@@ -277,22 +193,6 @@ def held_box(store: RigidStore) -> tuple[int, np.ndarray]:
             spring[6] = grab.max_accel / store.inv_mass[grab.box] if store.inv_mass[grab.box] > 0.0 else 0.0
             return grab.box, spring
     return NOTHING, np.zeros(9)
-
-
-def keep_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> bool:
-    """Whether the pairs listed last time still hold every pair that may touch in this step."""
-    n = store.count
-    return len(grid.listed_pos) == n and pairs_still_hold(
-        store.pos[:n],
-        store.angle[:n],
-        store.half[:n],
-        margin,
-        grid.listed_pos,
-        grid.listed_angle,
-        grid.listed_margin,
-        moving,
-        grid.listed_moving,
-    )
 
 
 def list_pairs_with_skin(
@@ -351,9 +251,15 @@ class BoxStepSystem(System):
         self._plan_floats = np.zeros(0)
         self._plan_ints = np.zeros(0, dtype=np.int64)
         """The solver's working memory and its batches, kept from frame to frame (``step_boxes``)."""
-        self._walls: tuple[float, ...] = ()
+        self._frame: tuple[object, ...] = ()
         self._planes = np.zeros((4, 3))
-        """The walls' planes (``wall_planes``) and where the walls were when they were made."""
+        self._solver: tuple[float | int, ...] = ()
+        self._reach = self._wall_margin = 0.0
+        """The rules, the walls and the step the last call ran under, and what the kernel takes made
+        from them: the walls' planes (``wall_planes``), the solver's settings, the contact margins."""
+        self._fitted: tuple[int, ...] = ()
+        self._fitted_to: Stores | None = None
+        """The counts and the stores ``_fit`` last sized the arrays for."""
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -373,98 +279,66 @@ class BoxStepSystem(System):
         spring_body, spring = held_box(store)
         if spring_body != NOTHING:
             wake(store, spring_body)
-        substeps = max(1, math.ceil(rigid.substeps / step.substeps))
+        walls = settings.walls
+        frame = (rules, walls, settings.wall_velocity, step.dt, step.substeps)
+        if frame != self._frame:
+            self._frame = frame
+            self._planes = wall_planes(walls)
+            self._solver = (
+                *settings.gravity,
+                *settings.wall_velocity,
+                step.dt,
+                max(1, math.ceil(rigid.substeps / step.substeps)),
+                rigid.iterations,
+                CORRECTIONS.index(rigid.correction),
+                rigid.slop,
+                rigid.percent,
+                rigid.contact_hertz,
+                rigid.damping_ratio,
+                rigid.push_speed,
+            )
+            self._reach = 0.5 * max(MIN_SPECULATIVE, SPECULATIVE_SLOPS * rigid.slop)
+            self._wall_margin = self._reach + math.hypot(*settings.wall_velocity) * step.dt
         grid, contacts = stores.box_grid, stores.contacts
-        speculative = max(MIN_SPECULATIVE, SPECULATIVE_SLOPS * rigid.slop)
-        if len(grid.turn) < n:
-            grid.turn = np.zeros((len(store.pos), 2))
-            grid.moving = np.zeros(len(store.pos), dtype=np.bool_)
-            grid.margin = np.zeros(len(store.pos))
-        moving, margin = grid.moving[:n], grid.margin[:n]
-        if not box_motion(
-            store.angle[:n],
-            store.vel[:n],
-            store.omega[:n],
-            store.half[:n],
-            store.inv_mass[:n],
-            store.asleep[:n],
-            0.5 * speculative,
-            step.dt,
-            moving,
-            margin,
-            grid.turn[:n],
-        ):
-            # all asleep (or fixed): nothing to find or solve; particles, the mouse and tools wake them.
+        fresh_pairs = False
+        while True:
+            self._fit(stores)
+            done, found = step_box_frame(
+                n,
+                (store.pos, store.angle, store.vel, store.omega, store.half, store.inv_mass,
+                 store.inv_inertia, store.friction, store.iterations, store.asleep),
+                (grid.turn, grid.moving, grid.margin, grid.pair_a, grid.pair_b, grid.listed_pos,
+                 grid.listed_angle, grid.listed_margin, grid.listed_moving, grid.manifold),
+                grid.pair_count,
+                fresh_pairs,
+                (contacts.start, contacts.a, contacts.b, contacts.key, contacts.point, contacts.normal,
+                 contacts.separation, contacts.gap, contacts.normal_impulse, contacts.tangent_impulse,
+                 contacts.last_key, contacts.last_normal, contacts.last_tangent, contacts.last_start,
+                 contacts.table),
+                contacts.last_count,
+                contacts.last_groups,
+                (self._floats, self._ints, self._plan_floats, self._plan_ints),
+                self._planes,
+                self._reach,
+                self._wall_margin,
+                spring,
+                spring_body,
+                self._solver,
+            )  # fmt: skip
+            if done == RELIST:
+                list_pairs_with_skin(grid, store, walls, grid.moving[:n], grid.margin[:n])
+                fresh_pairs = True
+            elif done == GROW:
+                contacts.reserve(found)
+            else:
+                break
+        if done == ASLEEP:
+            # all asleep (or fixed): nothing found or solved; particles, the mouse and tools wake them.
             # The last step's contacts stay as they were (so do the boxes): the metrics and the debug
             # view still see how deep the sleepers rest.
             return
-        walls = settings.walls
-        same_pairs = keep_pairs(grid, store, moving, margin)
-        if not same_pairs:
-            list_pairs_with_skin(grid, store, walls, moving, margin)
-        if walls != self._walls:
-            self._walls, self._planes = walls, wall_planes(walls)
-        wall_speed = math.hypot(*settings.wall_velocity)
-        find_contacts(
-            contacts,
-            store,
-            grid,
-            moving,
-            margin,
-            self._planes,
-            0.5 * speculative + wall_speed * step.dt,
-            same_pairs,
-        )
-        m = contacts.count
-        floats, ints = work_sizes(n, m)
-        if len(self._floats) < floats:
-            self._floats = np.zeros(2 * floats)
-        if len(self._ints) < ints:
-            self._ints = np.zeros(2 * ints, dtype=np.int64)
-        floats, ints = plan_sizes(m)
-        if len(self._plan_floats) < floats or len(self._plan_ints) < ints:
-            floats, ints = plan_sizes(m + m // 4)  # pages are only touched as batches use them
-            self._plan_floats = np.zeros(floats)
-            self._plan_ints = np.zeros(ints, dtype=np.int64)
-        step_boxes(
-            store.pos[:n],
-            store.angle[:n],
-            store.vel[:n],
-            store.omega[:n],
-            store.inv_mass[:n],
-            store.inv_inertia[:n],
-            store.friction[:n],
-            store.iterations[:n],
-            moving,
-            contacts.a[:m],
-            contacts.b[:m],
-            contacts.point[:m],
-            contacts.normal[:m],
-            contacts.separation[:m],
-            contacts.normal_impulse[:m],
-            contacts.tangent_impulse[:m],
-            contacts.gap[:m],
-            self._floats,
-            self._ints,
-            self._plan_floats,
-            self._plan_ints,
-            spring,
-            spring_body,
-            settings.gravity[0],
-            settings.gravity[1],
-            settings.wall_velocity[0],
-            settings.wall_velocity[1],
-            step.dt,
-            substeps,
-            rigid.iterations,
-            CORRECTIONS.index(rigid.correction),
-            rigid.slop,
-            rigid.percent,
-            rigid.contact_hertz,
-            rigid.damping_ratio,
-            rigid.push_speed,
-        )
-        keep_impulses(contacts)
+        contacts.count = contacts.last_count = found
+        contacts.groups = contacts.last_groups = n + grid.pair_count
         if step.substep == step.substeps - 1 and rigid.sleeping:
             fall_asleep(
                 store.vel[:n],
@@ -474,13 +348,52 @@ class BoxStepSystem(System):
                 store.sleep_time[:n],
                 store.asleep[:n],
                 store.island[:n],
-                contacts.a[:m],
-                contacts.b[:m],
+                contacts.a[:found],
+                contacts.b[:found],
                 step.dt * step.substeps,
                 rigid.sleep_speed,
                 rigid.sleep_delay,
                 spring_body,
             )
+
+    def forget_packing(self) -> None:
+        """Pack the solver's batches afresh on the next step, as if none were kept (a kept packing
+        steps the very same as a fresh one: the tests compare the two)."""
+        if len(self._plan_ints):
+            self._plan_ints[CAPACITY] = -1  # made for a capacity there is not: it does not hold
+
+    def _fit(self, stores: Stores) -> None:
+        """Size what ``step_box_frame`` fills for this many boxes, pairs and contact rows (kept arrays
+        that grow only when too small: fresh ones each frame would fault their pages in again)."""
+        store, grid, contacts = stores.rigid, stores.box_grid, stores.contacts
+        n = store.count
+        counts = (n, grid.pair_count, len(contacts.a), contacts.last_count)
+        if counts == self._fitted and stores is self._fitted_to:
+            return
+        self._fitted, self._fitted_to = counts, stores
+        if len(grid.turn) < n:
+            grid.turn = np.zeros((len(store.pos), 2))
+            grid.moving = np.zeros(len(store.pos), dtype=np.bool_)
+            grid.margin = np.zeros(len(store.pos))
+        if len(grid.manifold) < grid.pair_count:
+            grid.manifold = np.zeros((2 * grid.pair_count, 11))
+        groups = n + grid.pair_count
+        if len(contacts.start) < groups + 1:
+            contacts.start = np.zeros(2 * (groups + 1), dtype=np.int64)
+        if len(contacts.last_start) < len(contacts.start):
+            contacts.last_start = grow(contacts.last_start, len(contacts.start))
+        size = table_size(contacts.last_count)
+        if len(contacts.table) != size:
+            contacts.table = np.full((size, 3), -1.0)
+        rows = len(contacts.a)  # as many points at most, so as many manifolds at most
+        floats, ints = work_sizes(n, rows)
+        if len(self._floats) < floats or len(self._ints) < ints:
+            self._floats = np.zeros(floats)
+            self._ints = np.zeros(ints, dtype=np.int64)
+        floats, ints = plan_sizes(rows)
+        if len(self._plan_floats) < floats or len(self._plan_ints) < ints:
+            self._plan_floats = np.zeros(floats)  # its pages are touched only as batches use them
+            self._plan_ints = np.zeros(ints, dtype=np.int64)
 
 
 class BoxParticleSystem(System):

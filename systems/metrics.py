@@ -117,18 +117,19 @@ class MetricsSystem(System):
         particles = stores.particles
         pos = particles.pos[: particles.count]
         pairs = stores.broadphase.pair_count
-        self.overlaps.append(
-            max(
+        overlap = deepest_box_overlap(stores)
+        if pairs:
+            overlap = max(
+                overlap,
                 deepest_overlap(
                     particles.pos,
                     particles.radius,
                     stores.broadphase.pair_i[:pairs],
                     stores.broadphase.pair_j[:pairs],
                 ),
-                deepest_box_overlap(stores),
             )
-        )
-        move = longest_move(pos, self._last)
+        self.overlaps.append(overlap)
+        move = longest_move(pos, self._last) if len(pos) else 0.0  # no call without particles: a µs a frame
         if len(pos) != len(self._last):
             move = math.inf  # particles appeared or vanished: the world is not settled
         if stores.rigid.count:

@@ -166,7 +166,7 @@ def states(level: str, keep_plan: bool) -> list[str]:
     hashes = []
     for _ in range(150):
         if not keep_plan:
-            solver._plan_ints = np.zeros(0, dtype=np.int64)  # fresh arrays: nothing to keep
+            solver.forget_packing()
         sim.step()
         hashes.append(str(sim.metrics()["state_hash"]))
     sim.close()

@@ -1,0 +1,231 @@
+"""One box step in one call: motion, kept pairs, contacts, warm start, the solver, the points kept.
+
+The box step is several kernels in a row. Called from Python one by one,
+a small scene paid more for the calls (each array handed over, each slice
+made) than for some of the kernels: about 20 µs of the 55-box pyramid's
+frame. Here they run in one call, over the stores' whole arrays and their
+counts, and Python steps in only where the work is rare or makes arrays:
+listing the pairs anew, and growing the contact rows.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from systems.kernels.box_contacts import (
+    PARALLEL_PAIRS,
+    collide_boxes,
+    remember_impulses,
+    warm_from_last,
+    warm_from_table,
+)
+from systems.kernels.box_grid import box_motion, pairs_still_hold
+from systems.kernels.box_solver import ONLY_PRANGE, step_boxes
+
+ASLEEP, STEPPED, RELIST, GROW = range(4)
+"""What ``step_box_frame`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs
+must be listed anew first), or nothing yet (the contact rows must grow to the count it returns)."""
+
+Bodies = tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.bool_],
+]
+"""The ``RigidStore``'s ``(pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, iterations,
+asleep)``."""
+
+Grid = tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float64],
+]
+"""The ``BoxGrid``'s ``(turn, moving, margin, pair_a, pair_b, listed_pos, listed_angle, listed_margin,
+listed_moving, manifold)``."""
+
+Points = tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+]
+"""The ``ContactStore``'s ``(start, a, b, key, point, normal, separation, gap, normal_impulse,
+tangent_impulse, last_key, last_normal, last_tangent, last_start, table)``."""
+
+Work = tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]
+"""The solver's working memory and its kept batches (``step_boxes``)."""
+
+Settings = tuple[float, float, float, float, float, int, int, int, float, float, float, float, float]
+"""``(gravity_x, gravity_y, wall_vx, wall_vy, dt, substeps, iterations, correction, slop, percent,
+contact_hertz, damping_ratio, push_speed)``, as ``step_boxes`` takes them."""
+
+
+@numba.njit(cache=True, parallel=ONLY_PRANGE)
+def step_box_frame(
+    n: int,
+    bodies: Bodies,
+    grid: Grid,
+    pair_count: int,
+    fresh_pairs: bool,
+    points: Points,
+    last_count: int,
+    last_groups: int,
+    work: Work,
+    walls: npt.NDArray[np.float64],
+    reach: float,
+    wall_margin: float,
+    spring: npt.NDArray[np.float64],
+    spring_body: int,
+    settings: Settings,
+) -> tuple[int, int]:
+    """Step the first ``n`` boxes once; returns what it did (``ASLEEP``, ``STEPPED``, ``RELIST``,
+    ``GROW``) and how many contact points the step has.
+
+    In turn: each box's motion (``box_motion``, with ``reach`` on every
+    margin), whether the ``pair_count`` pairs listed still hold (unless
+    ``fresh_pairs``: just listed), the points of those pairs and of the
+    ``walls`` (``collide_boxes``), their warm start (by pair while the
+    pairs are kept and the last step had as many groups; else from the
+    hash table, which is filled here from the ``last_count`` points), the
+    solver, and this step's points kept as the next one's last.
+
+    The caller sizes what it can before the call: ``start`` at least boxes
+    plus pairs plus one, ``manifold`` a row per pair, ``last_start`` as
+    long as ``start``, the table for ``last_count`` points (``table_size``),
+    and the work arrays for as many points as the contact rows hold.
+    """
+    pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, iterations, asleep = bodies
+    turn, moving, margin, pair_a, pair_b, listed_pos, listed_angle, listed_margin, listed_moving, manifold = (
+        grid
+    )
+    (
+        start,
+        c_a,
+        c_b,
+        key,
+        point,
+        normal,
+        separation,
+        gap,
+        normal_impulse,
+        tangent_impulse,
+        last_key,
+        last_normal,
+        last_tangent,
+        last_start,
+        table,
+    ) = points
+    (
+        gravity_x,
+        gravity_y,
+        wall_vx,
+        wall_vy,
+        dt,
+        substeps,
+        iteration_count,
+        correction,
+        slop,
+        percent,
+        hertz,
+        damping,
+        push_speed,
+    ) = settings
+    if not box_motion(
+        angle[:n], vel[:n], omega[:n], half[:n], inv_mass[:n], asleep[:n], reach, dt,
+        moving[:n], margin[:n], turn[:n],
+    ):  # fmt: skip
+        return ASLEEP, 0
+    if not fresh_pairs and (
+        listed_pos.shape[0] != n
+        or not pairs_still_hold(
+            pos[:n],
+            angle[:n],
+            half[:n],
+            margin[:n],
+            listed_pos,
+            listed_angle,
+            listed_margin,
+            moving[:n],
+            listed_moving,
+        )
+    ):
+        return RELIST, 0
+    found = collide_boxes(
+        pos[:n], turn[:n], half[:n], moving[:n], margin[:n], pair_a[:pair_count], pair_b[:pair_count],
+        walls, wall_margin, start, c_a, c_b, key, point, normal, separation, manifold,
+    )  # fmt: skip
+    if found > c_a.shape[0]:
+        return GROW, found
+    groups = n + pair_count
+    if not fresh_pairs and last_groups == groups:
+        warm_from_last(
+            start[: groups + 1], last_start, key[:found], last_key[:last_count], last_normal[:last_count],
+            last_tangent[:last_count], normal_impulse[:found], tangent_impulse[:found],
+        )  # fmt: skip
+    else:
+        remember_impulses(last_key[:last_count], last_normal[:last_count], last_tangent[:last_count], table)
+        warm_from_table(key[:found], table, normal_impulse[:found], tangent_impulse[:found])
+    work_floats, work_ints, plan_floats, plan_ints = work
+    step_boxes(
+        pos[:n], angle[:n], vel[:n], omega[:n], inv_mass[:n], inv_inertia[:n], friction[:n],
+        iterations[:n], moving[:n], c_a[:found], c_b[:found], point[:found], normal[:found],
+        separation[:found], normal_impulse[:found], tangent_impulse[:found], gap[:found], work_floats,
+        work_ints, plan_floats, plan_ints, spring, spring_body, gravity_x, gravity_y, wall_vx, wall_vy,
+        dt, substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed,
+    )  # fmt: skip
+    # this step's points become the last ones (many: two halves at once)
+    if found >= 2 * PARALLEL_PAIRS:
+        middle = found // 2
+        for half in numba.prange(2):
+            _keep_points(
+                half * middle, found if half else middle, key, normal_impulse, tangent_impulse, points
+            )
+    else:
+        _keep_points(0, found, key, normal_impulse, tangent_impulse, points)
+    for g in range(groups + 1):
+        last_start[g] = start[g]
+    return STEPPED, found
+
+
+@numba.njit(cache=True)
+def _keep_points(
+    first: int,
+    last: int,
+    key: npt.NDArray[np.int64],
+    normal_impulse: npt.NDArray[np.float64],
+    tangent_impulse: npt.NDArray[np.float64],
+    points: Points,
+) -> None:
+    """Points ``[first, last)`` into the last points: key and impulses. (Element by element: a slice
+    copy here, in a function compiled for threads, copied wrong values under numba 0.68.)"""
+    last_key, last_normal, last_tangent = points[10], points[11], points[12]
+    for k in range(first, last):
+        last_key[k] = key[k]
+        last_normal[k] = normal_impulse[k]
+        last_tangent[k] = tangent_impulse[k]
