@@ -23,7 +23,7 @@ from typing import Any
 
 import pymunk
 
-from bench.measure import SceneResult, measure_drawing, median_frame_ms
+from bench.measure import SceneResult, measure_drawing, side_by_side_ms
 from components import Stores
 from game.level.load import validate
 from game.simulation import Simulation
@@ -122,9 +122,8 @@ def run(frames: int) -> SceneResult:
             "pymunk": "SlideJoint per thread, point bodies without shapes, pins static",
         }
         space = build_pymunk(stores)
-        ms = median_frame_ms(sim.step, frames)
+        ms, pymunk_ms = side_by_side_ms(sim.step, lambda: space.step(FRAME_DT), frames)
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()
-    pymunk_ms = median_frame_ms(lambda: space.step(FRAME_DT), frames)
     return SceneResult("cloth", params, ms, pymunk_ms, draw_ms)

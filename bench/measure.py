@@ -39,6 +39,24 @@ def median_frame_ms(step: Callable[[], None], frames: int, warmup: int = WARMUP_
     return statistics.median(times)
 
 
+def side_by_side_ms(
+    ours: Callable[[], None], theirs: Callable[[], None], frames: int, warmup: int = WARMUP_FRAMES
+) -> tuple[float, float]:
+    """``median_frame_ms`` of two engines taking turns frame by frame: each of their frames is timed
+    right after the other's, so both meet the same load on a shared machine (timed one after the
+    other, a busy spell during one engine's run would count against it alone)."""
+    for _ in range(warmup):
+        ours()
+        theirs()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(frames):
+        for step, kept in ((ours, times[0]), (theirs, times[1])):
+            started = time.perf_counter()
+            step()
+            kept.append((time.perf_counter() - started) * 1e3)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
 def measure_drawing(sim: Simulation, frames: int) -> float | None:
     """Median CPU ms to draw ``sim`` offscreen (``frames`` stepped frames), or None without a GL context."""
     try:

@@ -115,47 +115,22 @@ def step_box_frame(
     hash table, which is filled here from the ``last_count`` points), the
     solver, and this step's points kept as the next one's last.
 
+    Compiled for threads although only the copy of many points uses them:
+    numba 0.68 crashes loading a cached plain function that calls kernels
+    compiled for threads (issue 8578).
+
     The caller sizes what it can before the call: ``start`` at least boxes
     plus pairs plus one, ``manifold`` a row per pair, ``last_start`` as
     long as ``start``, the table for ``last_count`` points (``table_size``),
     and the work arrays for as many points as the contact rows hold.
     """
     pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, iterations, asleep = bodies
-    turn, moving, margin, pair_a, pair_b, listed_pos, listed_angle, listed_margin, listed_moving, manifold = (
-        grid
-    )
-    (
-        start,
-        c_a,
-        c_b,
-        key,
-        point,
-        normal,
-        separation,
-        gap,
-        normal_impulse,
-        tangent_impulse,
-        last_key,
-        last_normal,
-        last_tangent,
-        last_start,
-        table,
-    ) = points
-    (
-        gravity_x,
-        gravity_y,
-        wall_vx,
-        wall_vy,
-        dt,
-        substeps,
-        iteration_count,
-        correction,
-        slop,
-        percent,
-        hertz,
-        damping,
-        push_speed,
-    ) = settings
+    turn, moving, margin, pair_a, pair_b = grid[:5]
+    listed_pos, listed_angle, listed_margin, listed_moving, manifold = grid[5:]
+    start, c_a, c_b, key, point, normal, separation, gap, normal_impulse, tangent_impulse = points[:10]
+    last_key, last_normal, last_tangent, last_start, table = points[10:]
+    gravity_x, gravity_y, wall_vx, wall_vy, dt = settings[:5]
+    substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed = settings[5:]
     if not box_motion(
         angle[:n], vel[:n], omega[:n], half[:n], inv_mass[:n], asleep[:n], reach, dt,
         moving[:n], margin[:n], turn[:n],
@@ -222,8 +197,9 @@ def _keep_points(
     tangent_impulse: npt.NDArray[np.float64],
     points: Points,
 ) -> None:
-    """Points ``[first, last)`` into the last points: key and impulses. (Element by element: a slice
-    copy here, in a function compiled for threads, copied wrong values under numba 0.68.)"""
+    """Points ``[first, last)`` into the last points: key and impulses, element by element. (In a
+    function compiled for threads, numba 0.68 copies a slice into an array that came in a tuple to a
+    temporary, not to the array: numba issue 5872. Writing elements is safe.)"""
     last_key, last_normal, last_tangent = points[10], points[11], points[12]
     for k in range(first, last):
         last_key[k] = key[k]
