@@ -198,9 +198,9 @@ class ContactStore:
     last_count: int = 0
     """The previous step's points (key and impulses, in their order) for the warm start."""
     last_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """``start`` as the previous step had it, in its first ``last_groups + 1`` rows."""
     last_groups: int = 0
-    """``start`` as the previous step had it: its first ``last_groups + 1`` (none: no step to start
-    from yet)."""
+    """How many groups the previous step had (0: no step to start from yet)."""
     table: np.ndarray = field(default_factory=lambda: np.full((64, 3), -1.0))
     """The previous step's points as a hash table, made when the pairs were listed anew (open
     addressing, each half probed on its own): rows of key (``-1`` is empty), normal impulse and

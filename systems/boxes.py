@@ -367,7 +367,8 @@ class BoxStepSystem(System):
         that grow only when too small: fresh ones each frame would fault their pages in again)."""
         store, grid, contacts = stores.rigid, stores.box_grid, stores.contacts
         n = store.count
-        counts = (n, grid.pair_count, len(contacts.a), contacts.last_count)
+        rows = len(contacts.a)  # as many points at most, so as many manifolds at most
+        counts = (n, grid.pair_count, rows)
         if counts == self._fitted and stores is self._fitted_to:
             return
         self._fitted, self._fitted_to = counts, stores
@@ -382,10 +383,9 @@ class BoxStepSystem(System):
             contacts.start = np.zeros(2 * (groups + 1), dtype=np.int64)
         if len(contacts.last_start) < len(contacts.start):
             contacts.last_start = grow(contacts.last_start, len(contacts.start))
-        size = table_size(contacts.last_count)
+        size = table_size(rows)  # for the last step's points, which the rows held
         if len(contacts.table) != size:
             contacts.table = np.full((size, 3), -1.0)
-        rows = len(contacts.a)  # as many points at most, so as many manifolds at most
         floats, ints = work_sizes(n, rows)
         if len(self._floats) < floats or len(self._ints) < ints:
             self._floats = np.zeros(floats)

@@ -158,6 +158,16 @@ def test_the_shipped_pyramid_level_stands_for_30_seconds_at_its_own_settings() -
     sim.close()
 
 
+def test_the_frame_kernel_refuses_arrays_too_short_instead_of_writing_past_them() -> None:
+    # numba checks no index: an array swapped for a short one behind the system's back must raise
+    sim = boxes(stack(3))
+    sim.step()
+    sim.stores.contacts.start = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="shorter"):
+        sim.step()
+    sim.close()
+
+
 def test_a_settled_stack_sleeps_holds_still_and_wakes_when_a_box_lands_on_it() -> None:
     spare = '[[boxes]]\nname = "spare"\nlayout = "list"\npositions = [[200, 20]]'
     sim = boxes(stack(5, gap=2.0, offsets=str(OFFSETS)) + spare, sleeping=True)

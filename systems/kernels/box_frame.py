@@ -115,14 +115,16 @@ def step_box_frame(
     hash table, which is filled here from the ``last_count`` points), the
     solver, and this step's points kept as the next one's last.
 
-    Compiled for threads although only the copy of many points uses them:
-    numba 0.68 crashes loading a cached plain function that calls kernels
-    compiled for threads (issue 8578).
+    Compiled for threads, though only the copy of many points uses them:
+    compiled plain, it segfaulted here on every load from numba's cache
+    (numba 0.68.1, OpenMP threads; numba issue 8578: a cached plain
+    function calling kernels compiled for threads).
 
     The caller sizes what it can before the call: ``start`` at least boxes
     plus pairs plus one, ``manifold`` a row per pair, ``last_start`` as
     long as ``start``, the table for ``last_count`` points (``table_size``),
-    and the work arrays for as many points as the contact rows hold.
+    and the work arrays for as many points as the contact rows hold. Arrays
+    too short raise ``ValueError`` (numba checks no index).
     """
     pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, iterations, asleep = bodies
     turn, moving, margin, pair_a, pair_b = grid[:5]
@@ -131,6 +133,17 @@ def step_box_frame(
     last_key, last_normal, last_tangent, last_start, table = points[10:]
     gravity_x, gravity_y, wall_vx, wall_vy, dt = settings[:5]
     substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed = settings[5:]
+    # Never write a slice of an array unpacked above: in a function compiled for threads numba 0.68
+    # writes it to a copy (as with arrays in a namedtuple, numba issue 5872). Write elements.
+    groups = n + pair_count
+    if (
+        start.shape[0] <= groups
+        or last_start.shape[0] <= groups
+        or manifold.shape[0] < pair_count
+        or table.shape[0] <= 2 * last_count
+        or min(pos.shape[0], turn.shape[0], moving.shape[0], margin.shape[0]) < n
+    ):
+        raise ValueError("step_box_frame: arrays shorter than the boxes, pairs or points ask")
     if not box_motion(
         angle[:n], vel[:n], omega[:n], half[:n], inv_mass[:n], asleep[:n], reach, dt,
         moving[:n], margin[:n], turn[:n],
@@ -138,6 +151,7 @@ def step_box_frame(
         return ASLEEP, 0
     if not fresh_pairs and (
         listed_pos.shape[0] != n
+        or min(listed_angle.shape[0], listed_margin.shape[0], listed_moving.shape[0]) != n
         or not pairs_still_hold(
             pos[:n],
             angle[:n],
@@ -157,7 +171,6 @@ def step_box_frame(
     )  # fmt: skip
     if found > c_a.shape[0]:
         return GROW, found
-    groups = n + pair_count
     if not fresh_pairs and last_groups == groups:
         warm_from_last(
             start[: groups + 1], last_start, key[:found], last_key[:last_count], last_normal[:last_count],
@@ -177,9 +190,9 @@ def step_box_frame(
     # this step's points become the last ones (many: two halves at once)
     if found >= 2 * PARALLEL_PAIRS:
         middle = found // 2
-        for half in numba.prange(2):
+        for part in numba.prange(2):
             _keep_points(
-                half * middle, found if half else middle, key, normal_impulse, tangent_impulse, points
+                part * middle, found if part else middle, key, normal_impulse, tangent_impulse, points
             )
     else:
         _keep_points(0, found, key, normal_impulse, tangent_impulse, points)
@@ -197,9 +210,7 @@ def _keep_points(
     tangent_impulse: npt.NDArray[np.float64],
     points: Points,
 ) -> None:
-    """Points ``[first, last)`` into the last points: key and impulses, element by element. (In a
-    function compiled for threads, numba 0.68 copies a slice into an array that came in a tuple to a
-    temporary, not to the array: numba issue 5872. Writing elements is safe.)"""
+    """Points ``[first, last)`` become the last points: their keys and impulses."""
     last_key, last_normal, last_tangent = points[10], points[11], points[12]
     for k in range(first, last):
         last_key[k] = key[k]

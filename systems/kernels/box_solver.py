@@ -373,11 +373,11 @@ def _warm_start_range(
     first: int, last: int, batch: Batches, body: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64]
 ) -> None:
     """``_warm_start`` for batches ``[first, last)``."""
-    lane_a, lane_b, passes, _, _, _, con, impulse = batch
+    lane_a, lane_b, _, _, _, _, con, impulse = batch
     for t in range(first, last):
         for lane in range(LANES):
-            if passes[t, lane] == 0:
-                continue  # an empty lane
+            if lane_a[t, lane] == body.shape[0] - 1:
+                continue  # an empty lane (the body that never moves, the last row)
             # both points' impulses summed, then each body's velocities written once
             px = 0.0
             py = 0.0
