@@ -169,9 +169,9 @@ def _gap(
     of its turn since the call began.
     """
     # an anchor r turned by (c, s) lies c (r · n) + s (r × n) along n, and r · n = -(r × t)
-    moved = (delta[b, 0] - delta[a, 0]) * con[t, p, NX, lane] + (delta[b, 1] - delta[a, 1]) * con[
-        t, p, NY, lane
-    ]
+    nx = con[t, p, NX, lane]
+    ny = con[t, p, NY, lane]
+    moved = (delta[b, 0] - delta[a, 0]) * nx + (delta[b, 1] - delta[a, 1]) * ny
     turned_b = delta[b, 3] * con[t, p, RNB, lane] - delta[b, 2] * con[t, p, RTB, lane]
     turned_a = delta[a, 3] * con[t, p, RNA, lane] - delta[a, 2] * con[t, p, RTA, lane]
     return moved + (turned_b - turned_a) + con[t, p, BASE, lane]
