@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from systems.kernels import drop_stale_cache
 from systems.kernels.bounds import clamp_to_bounds
 from systems.kernels.distance import relax_distances, relax_rigid_distances
 from systems.kernels.tear import cut_crossing, kill_orphans
@@ -174,3 +176,20 @@ def test_a_moving_wall_throws_what_it_hits() -> None:
     )
     assert pos[0, 0] == 1.0
     assert (pos - prev)[0, 0] == 3.0  # it leaves with the wall's velocity (restitution 0)
+
+
+def test_numba_cache_is_dropped_when_any_kernel_file_changes_and_kept_while_none_does(tmp_path: Path) -> None:
+    # a kernel's cache also holds the kernels it calls, which numba does not check
+    (tmp_path / "solver.py").write_text("def solve(): pass\n")
+    (tmp_path / "frame.py").write_text("from solver import solve\n")
+    cache = tmp_path / "__pycache__"
+    assert drop_stale_cache(tmp_path)  # the first stamp
+    built = [cache / "frame.step-1.py311.nbi", cache / "frame.step-1.py311.1.nbc"]
+    for path in built:
+        path.write_bytes(b"compiled")
+    assert not drop_stale_cache(tmp_path)
+    assert all(path.exists() for path in built)
+    (tmp_path / "solver.py").write_text("def solve(): return 1\n")  # a callee changes, not frame.py
+    assert drop_stale_cache(tmp_path)
+    assert not any(path.exists() for path in built)
+    assert not drop_stale_cache(tmp_path)
