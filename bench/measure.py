@@ -29,14 +29,7 @@ def median_frame_ms(step: Callable[[], None], frames: int, warmup: int = WARMUP_
 
     ``step`` advances one 1/60 s frame of whichever engine it wraps.
     """
-    for _ in range(warmup):
-        step()
-    times = []
-    for _ in range(frames):
-        started = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - started) * 1e3)
-    return statistics.median(times)
+    return medians_taking_turns((step,), frames, warmup)[0]
 
 
 def side_by_side_ms(
@@ -45,16 +38,23 @@ def side_by_side_ms(
     """``median_frame_ms`` of two engines taking turns frame by frame: each of their frames is timed
     right after the other's, so both meet the same load on a shared machine (timed one after the
     other, a busy spell during one engine's run would count against it alone)."""
+    mine, other = medians_taking_turns((ours, theirs), frames, warmup)
+    return mine, other
+
+
+def medians_taking_turns(steps: tuple[Callable[[], None], ...], frames: int, warmup: int) -> list[float]:
+    """Each of ``steps`` called in turn ``warmup`` times untimed, then ``frames`` times timed; each
+    one's median frame in ms."""
     for _ in range(warmup):
-        ours()
-        theirs()
-    times: tuple[list[float], list[float]] = ([], [])
+        for step in steps:
+            step()
+    times: list[list[float]] = [[] for _ in steps]
     for _ in range(frames):
-        for step, kept in ((ours, times[0]), (theirs, times[1])):
+        for step, kept in zip(steps, times, strict=True):
             started = time.perf_counter()
             step()
             kept.append((time.perf_counter() - started) * 1e3)
-    return statistics.median(times[0]), statistics.median(times[1])
+    return [statistics.median(kept) for kept in times]
 
 
 def measure_drawing(sim: Simulation, frames: int) -> float | None:

@@ -195,12 +195,10 @@ class ContactStore:
     last_key: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     last_normal: np.ndarray = field(default_factory=lambda: np.zeros(256))
     last_tangent: np.ndarray = field(default_factory=lambda: np.zeros(256))
-    last_count: int = 0
-    """The previous step's points (key and impulses, in their order) for the warm start."""
+    """The points' keys and impulses kept apart (their first ``count`` rows), for the next step's
+    warm start: finding that step's points writes over ``key`` before the warm start reads these."""
     last_start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """``start`` as the previous step had it, in its first ``last_groups + 1`` rows."""
-    last_groups: int = 0
-    """How many groups the previous step had (0: no step to start from yet)."""
+    """``start`` kept apart likewise (its first ``groups + 1`` rows)."""
     table: np.ndarray = field(default_factory=lambda: np.full((64, 3), -1.0))
     """The previous step's points as a hash table, made when the pairs were listed anew (open
     addressing, each half probed on its own): rows of key (``-1`` is empty), normal impulse and

@@ -315,8 +315,8 @@ class BoxStepSystem(System):
                  contacts.separation, contacts.gap, contacts.normal_impulse, contacts.tangent_impulse,
                  contacts.last_key, contacts.last_normal, contacts.last_tangent, contacts.last_start,
                  contacts.table),
-                contacts.last_count,
-                contacts.last_groups,
+                contacts.count,
+                contacts.groups,
                 (self._floats, self._ints, self._plan_floats, self._plan_ints),
                 self._planes,
                 self._reach,
@@ -337,8 +337,7 @@ class BoxStepSystem(System):
             # The last step's contacts stay as they were (so do the boxes): the metrics and the debug
             # view still see how deep the sleepers rest.
             return
-        contacts.count = contacts.last_count = found
-        contacts.groups = contacts.last_groups = n + grid.pair_count
+        contacts.count, contacts.groups = found, n + grid.pair_count
         if step.substep == step.substeps - 1 and rigid.sleeping:
             fall_asleep(
                 store.vel[:n],

@@ -65,7 +65,7 @@ def test_while_the_pairs_are_kept_the_warm_start_by_pair_finds_what_the_hash_tab
     sim = Simulation.load(LEVELS / "pyramid.toml", ["world.rigid.sleeping=false"])
     sim.step(30)
     contacts, grid = sim.stores.contacts, sim.stores.box_grid
-    last = contacts.last_count
+    last = contacts.count
     last_key = contacts.last_key[:last].copy()
     last_normal = contacts.last_normal[:last].copy()
     last_tangent = contacts.last_tangent[:last].copy()
