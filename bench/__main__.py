@@ -1,4 +1,4 @@
-"""``python -m bench [SCENE...] [--json] [--frames N]``: the same as ``python -m game bench``.
+"""``python -m weft.bench [SCENE...] [--json] [--frames N]``: the same as ``weft bench``.
 
 It hands its arguments to the game's CLI, so both spellings share one
 parser, one help text and one set of options.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from game.cli import main
+from weft.game.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", *sys.argv[1:]]))

@@ -37,11 +37,11 @@ from typing import Any
 
 import pymunk
 
-from bench.measure import SceneResult, measure_drawing, median_frame_ms
-from components import REFERENCE_RADIUS, Stores
-from game.level.load import validate
-from game.simulation import Simulation
-from systems.balls import lattice_capacity
+from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms
+from weft.components import REFERENCE_RADIUS, Stores
+from weft.game.level.load import validate
+from weft.game.simulation import Simulation
+from weft.systems.balls import lattice_capacity
 
 FRAME_DT = 1.0 / 60.0
 CIRCLES = 6000

@@ -23,10 +23,10 @@ from typing import Any
 
 import pymunk
 
-from bench.measure import SceneResult, measure_drawing, side_by_side_ms
-from components import Stores
-from game.level.load import validate
-from game.simulation import Simulation
+from weft.bench.measure import SceneResult, measure_drawing, side_by_side_ms
+from weft.components import Stores
+from weft.game.level.load import validate
+from weft.game.simulation import Simulation
 
 FRAME_DT = 1.0 / 60.0
 COLS = 80

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from game.simulation import Simulation
+    from weft.game.simulation import Simulation
 
 WARMUP_FRAMES = 20
 """Frames stepped before timing starts; the first one alone can take 250 ms of numba cache loading."""
@@ -60,8 +60,8 @@ def medians_taking_turns(steps: tuple[Callable[[], None], ...], frames: int, war
 def measure_drawing(sim: Simulation, frames: int) -> float | None:
     """Median CPU ms to draw ``sim`` offscreen (``frames`` stepped frames), or None without a GL context."""
     try:
-        from game.offscreen import Offscreen
-        from game.session import Session
+        from weft.game.offscreen import Offscreen
+        from weft.game.session import Session
 
         return Offscreen(Session(sim)).draw_cpu_ms(frames)
     except Exception as error:  # no EGL/GL here: physics figures still stand
@@ -93,7 +93,7 @@ class SceneResult:
         return self.pymunk_ms / self.ms
 
     def as_json(self) -> dict[str, Any]:
-        """The ``python -m game bench --json`` record of ARCHITECTURE.md's contract, plus ``draw_ms``.
+        """The ``weft bench --json`` record of ARCHITECTURE.md's contract, plus ``draw_ms``.
 
         Times are rounded to 0.1 µs and the ratio is computed from the
         rounded times, so a reader checking ``pymunk_ms / ms`` gets ``ratio``.

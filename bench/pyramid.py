@@ -32,11 +32,11 @@ import numba
 import numpy as np
 import pymunk
 
-from bench.measure import SceneResult, measure_drawing, median_frame_ms, side_by_side_ms
-from game.simulation import Simulation
-from systems.kernels.box_grid import PARALLEL_BOXES
+from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms, side_by_side_ms
+from weft.game.simulation import Simulation
+from weft.levels import LEVELS_DIR
+from weft.systems.kernels.box_grid import PARALLEL_BOXES
 
-LEVELS = Path(__file__).resolve().parent.parent / "levels"
 FRAME_DT = 1.0 / 60.0
 STAND_SECONDS = {"pyramid": 30.0, "large_pyramid": 10.0}
 """Simulated seconds each pyramid must stand for (the issue's figures): every frame of them is timed."""
@@ -66,7 +66,7 @@ def measure(scene: str, frames: int) -> SceneResult:
     ``frames`` is below that (a quick look, as the tests take).
     """
     duration = round(STAND_SECONDS[scene] / FRAME_DT) if frames >= QUICK_FRAMES else QUICK_FRAMES
-    path = LEVELS / f"{scene}.toml"
+    path = LEVELS_DIR / f"{scene}.toml"
     sim = Simulation.load(path, ["world.rigid.sleeping=false"])
     try:
         store = sim.stores.rigid

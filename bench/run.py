@@ -1,4 +1,4 @@
-"""The scene registry and ``python -m game bench``: run scenes, print a table or JSON.
+"""The scene registry and ``weft bench``: run scenes, print a table or JSON.
 
 A scene is a function of the number of measured frames that returns one
 ``SceneResult``, or a list of them when it measures the same scene at
@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench import balls, cloth, pyramid, skin
-from bench.measure import SceneResult
+from weft.bench import balls, cloth, pyramid, skin
+from weft.bench.measure import SceneResult
 
 USER_ERROR = 1
 

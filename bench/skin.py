@@ -15,13 +15,13 @@ import math
 
 import numpy as np
 
-from bench.measure import SceneResult, median_frame_ms
-from components.skeleton import Skeleton, skeleton_from_segments
-from components.skin import SkinnedMesh, make_skinned_mesh
-from systems.kernels.bone_weights import automatic_weights
-from systems.kernels.bones import local_from_angles, pose_from_local
-from systems.kernels.skinning import skin_vertices_naive
-from systems.skeletons import skin
+from weft.bench.measure import SceneResult, median_frame_ms
+from weft.components.skeleton import Skeleton, skeleton_from_segments
+from weft.components.skin import SkinnedMesh, make_skinned_mesh
+from weft.systems.kernels.bone_weights import automatic_weights
+from weft.systems.kernels.bones import local_from_angles, pose_from_local
+from weft.systems.kernels.skinning import skin_vertices_naive
+from weft.systems.skeletons import skin
 
 BONES = 20
 SIDE = 100

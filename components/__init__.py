@@ -3,16 +3,16 @@
 Nothing here imports arcade, esper systems or the game: components describe, systems act.
 """
 
-from components.circles import REFERENCE_RADIUS, Balls, Broadphase
-from components.cloth import Cloth, ClothLook, PinLayout
-from components.distances import DistanceMode, DistanceStore, ThreadKind
-from components.particles import ParticleKind, ParticleStore
-from components.pins import PinStore
-from components.rigid import CORRECTIONS, Boxes, BoxGrid, ContactStore, RigidSettings, RigidStore
-from components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from components.softbody import CreatureLook, Legs, SoftBody
-from components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
-from components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
+from weft.components.circles import REFERENCE_RADIUS, Balls, Broadphase
+from weft.components.cloth import Cloth, ClothLook, PinLayout
+from weft.components.distances import DistanceMode, DistanceStore, ThreadKind
+from weft.components.particles import ParticleKind, ParticleStore
+from weft.components.pins import PinStore
+from weft.components.rigid import CORRECTIONS, Boxes, BoxGrid, ContactStore, RigidSettings, RigidStore
+from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.components.softbody import CreatureLook, Legs, SoftBody
+from weft.components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
+from weft.components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
 
 __all__ = [
     "CORRECTIONS",

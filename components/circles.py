@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from components.growth import grow
+from weft.components.growth import grow
 
 REFERENCE_RADIUS = 5.0
 """px: a circle of this radius has mass 1 (mass grows with area, ``(r / 5)²``)."""

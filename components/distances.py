@@ -7,7 +7,7 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
-from components.growth import grow
+from weft.components.growth import grow
 
 NO_PARENT = -1
 """Marks an unused slot of ``DistanceStore.parents``."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from components.growth import grow
+from weft.components.growth import grow
 
 
 class PinStore:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from components.growth import grow
+from weft.components.growth import grow
 
 CORRECTIONS = ("soft", "baumgarte", "split", "none")
 """How the box solver removes overlap: ``soft`` is the substepped soft step (soft contacts, then a

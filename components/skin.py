@@ -1,6 +1,6 @@
 """Skinned meshes: a textured triangle mesh whose vertices follow up to four bones each.
 
-The mesh is made in the skeleton's bind pose; ``systems.kernels.skinning``
+The mesh is made in the skeleton's bind pose; ``weft.systems.kernels.skinning``
 moves it with the bones every frame.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from components.skeleton import whole_numbers
+from weft.components.skeleton import whole_numbers
 
 MAX_INFLUENCES = 4
 """Bones per vertex: four, the usual GPU skinning layout (one vec4 of indices, one of weights)."""

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from components.skeleton import Skeleton
-from components.skin import SkinnedMesh
+from weft.components.skeleton import Skeleton
+from weft.components.skin import SkinnedMesh
 
 
 @dataclass
@@ -57,7 +57,7 @@ class Ragdoll:
     ``heads`` and ``tails`` are each bone's two particles (rows of the
     particle store); joint ``j`` is the particle triple ``(a[j], b[j], c[j])``
     whose angle at ``b`` stays in ``[low[j], high[j]]`` radians (see
-    ``systems.kernels.joint_limits``).
+    ``weft.systems.kernels.joint_limits``).
     """
 
     particles: range

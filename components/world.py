@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from components.circles import Broadphase
-from components.distances import DistanceStore
-from components.particles import ParticleStore
-from components.pins import PinStore
-from components.rigid import BoxGrid, ContactStore, RigidSettings, RigidStore
+from weft.components.circles import Broadphase
+from weft.components.distances import DistanceStore
+from weft.components.particles import ParticleStore
+from weft.components.pins import PinStore
+from weft.components.rigid import BoxGrid, ContactStore, RigidSettings, RigidStore
 
 FRAME_DT = 1.0 / 60.0
 """The fixed frame length in seconds; substeps divide it."""

@@ -5,8 +5,8 @@ it, read its arrays and metrics. Importing ``game`` does not import arcade;
 only the window and the offscreen renderer do.
 """
 
-from game.level import LevelError
-from game.session import Session
-from game.simulation import Simulation
+from weft.game.level import LevelError
+from weft.game.session import Session
+from weft.game.simulation import Simulation
 
 __all__ = ["LevelError", "Session", "Simulation"]

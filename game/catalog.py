@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from game.level import LevelError, load_level
-from levels import LEVELS_DIR
+from weft.game.level import LevelError, load_level
+from weft.levels import LEVELS_DIR
 
 LEVEL_SUFFIXES = (".toml", ".tmj")
 """Files in a levels folder that are levels: TOML level files and Tiled maps (JSON)."""

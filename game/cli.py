@@ -1,4 +1,4 @@
-"""``python -m game`` (or ``weft``): play, run headless, validate levels, benchmark.
+"""``weft`` (or ``python -m weft``): play, run headless, validate levels, benchmark.
 
 A user's mistake (a bad level, a bad script, a bad ``--set``) prints one
 line per problem and exits 1, never a traceback.
@@ -13,20 +13,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from game.events import ScriptError, load_script
-from game.level import LevelError, load_level
-from game.level.plugins import unchecked
-from game.simulation import Simulation
-from levels import DEFAULT_LEVEL
+from weft import __version__
+from weft.folders import PACKAGE_DIR, source_checkout
+from weft.game.events import ScriptError, load_script
+from weft.game.level import LevelError, load_level
+from weft.game.level.plugins import unchecked
+from weft.game.output import write_atomically
+from weft.game.simulation import Simulation
+from weft.levels import DEFAULT_LEVEL
 
 USER_ERROR = 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m game`` and the ``weft`` script; returns the exit code."""
+    """Entry point of the ``weft`` command and ``python -m weft``; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command is None:  # bare `python -m game`: the level picker
+    if args.command is None:  # bare `weft`: the level picker
         args = parser.parse_args(["play"])
     command = args.command
     try:
@@ -51,9 +54,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m game",
+        prog="weft",
         description="Weft: tearable cloth and friends, simulated with esper and numba, drawn with Arcade.",
     )
+    parser.add_argument("--version", action="version", version=f"weft {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = commands.add_parser("play", help="open the window on a level (the default command)")
@@ -85,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="regenerate levels/level.schema.json and docs/levels.md")
     schema.add_argument("--check", action="store_true", help="only report whether they are up to date")
+    schema.add_argument(
+        "--out", metavar="FOLDER", help="write them into FOLDER (levels/, docs/), not the source checkout"
+    )
 
     commands.add_parser("systems", help="list the built-in and custom systems, with stages and parameters")
     return parser
@@ -124,12 +131,12 @@ def _play(args: argparse.Namespace) -> int:
         print(
             "play needs a display to open its window, and there is none here "
             "(no DISPLAY, or ARCADE_HEADLESS is set); "
-            f"`python -m game run {args.level or DEFAULT_LEVEL} --frames 600 --screenshot out.png` "
+            f"`weft run {args.level or DEFAULT_LEVEL} --frames 600 --screenshot out.png` "
             "works headless",
             file=sys.stderr,
         )
         return USER_ERROR
-    from game.window import play  # arcade only when a window is wanted
+    from weft.game.window import play  # arcade only when a window is wanted
 
     play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
     return 0
@@ -145,8 +152,8 @@ def _has_display() -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from game.progress import Progress
-    from game.session import Session
+    from weft.game.progress import Progress
+    from weft.game.session import Session
 
     sim = Simulation(load_level(args.level, args.set, args.allow_import))
     script = load_script(args.input) if args.input else []
@@ -154,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
     session.follow(script)
     pictures = None
     if args.screenshot or args.filmstrip:
-        from game.offscreen import Offscreen  # an offscreen GL context only when a picture is asked for
+        from weft.game.offscreen import Offscreen  # an offscreen GL context only when a picture is asked for
 
         pictures = Offscreen(session)
     progress = Progress(args.frames, label=Path(args.level).name)  # draws only on a terminal (stderr)
@@ -208,7 +215,7 @@ def _summary(name: str, metrics: dict[str, Any]) -> str:
 
 
 def _write_json(path: str, data: Any) -> None:
-    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_atomically(Path(path), json.dumps(data, indent=2) + "\n")
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -227,13 +234,16 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from bench.run import run_scenes  # pymunk lives in bench/, never in the engine
-
+    try:
+        from weft.bench.run import run_scenes  # pymunk lives in bench/, never in the engine
+    except ImportError as error:  # BenchUnavailable, or pymunk half there
+        print(error, file=sys.stderr)
+        return USER_ERROR
     return run_scenes(args.scenes, frames=args.frames, as_json=args.json)
 
 
 def _systems() -> int:
-    from game.system_list import system_listing
+    from weft.game.system_list import system_listing
 
     listing = system_listing()
     print(listing.text)
@@ -243,9 +253,17 @@ def _systems() -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from game.level.reference import write_reference
+    from weft.game.level.reference import write_reference
 
-    stale = write_reference(check_only=args.check)
+    if args.out is None and not source_checkout():
+        print(
+            f"weft schema rewrites the files of a source checkout, and this copy of Weft is installed "
+            f"({PACKAGE_DIR}), which is never written to: pass --out FOLDER to write the schema and "
+            "the docs there",
+            file=sys.stderr,
+        )
+        return USER_ERROR
+    stale = write_reference(check_only=args.check, out=Path(args.out) if args.out else None)
     for path in stale:
         print(f"{path}: {'out of date' if args.check else 'written'}")
     return USER_ERROR if args.check and stale else 0

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from game.level.problems import describe
+from weft.game.level.problems import describe
 
 Button = Literal["left", "right", "middle"]
 

@@ -6,7 +6,7 @@ import time
 
 import arcade
 
-from game.session import KEYS, Session
+from weft.game.session import KEYS, Session
 
 TEXT = (235, 238, 245, 255)
 MUTED = (160, 168, 185, 255)

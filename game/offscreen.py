@@ -24,7 +24,7 @@ from PIL import Image, ImageDraw, ImageFont
 if TYPE_CHECKING:
     import arcade
 
-    from game.session import Session
+    from weft.game.session import Session
 
 FILMSTRIP_COLUMNS = 4
 FILMSTRIP_SCALE = 3
@@ -64,7 +64,7 @@ class Offscreen:
     def __init__(self, session: Session, size: tuple[int, int] | None = None) -> None:
         """``size``: px of the pictures (the level's bounds are fitted in); default the bounds' size."""
         prefer_headless()
-        from game.render import WorldRenderer  # imports arcade: after the headless choice
+        from weft.game.render import WorldRenderer  # imports arcade: after the headless choice
 
         self.session = session
         left, bottom, right, top = session.sim.settings.bounds

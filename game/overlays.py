@@ -1,6 +1,6 @@
 """Overlays: the walls, the blade's trail, the grab line, the wind arrow, force fields, blasts, the spout.
 
-Every overlay is a set of stroke rows (``systems.draw.strokes``), so the
+Every overlay is a set of stroke rows (``weft.systems.draw.strokes``), so the
 renderer draws them all in one call.
 """
 
@@ -13,13 +13,13 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import ForceField, Grab, Pour
-from game.level.fields import rgba
-from systems.balls import SPOUT_SPREAD
-from systems.draw.strokes import SEGMENT_FIELDS, segments
+from weft.components import ForceField, Grab, Pour
+from weft.game.level.fields import rgba
+from weft.systems.balls import SPOUT_SPREAD
+from weft.systems.draw.strokes import SEGMENT_FIELDS, segments
 
 if TYPE_CHECKING:
-    from game.session import Session
+    from weft.game.session import Session
 
 TRAIL_FADE_TICKS = 20
 """Ticks (1/60 s each) over which a cut segment fades out after it was made."""

@@ -14,10 +14,10 @@ from typing import Any
 
 from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
 
-from components import CORRECTIONS
-from game.level.schema import COLOR_MODES, PATTERNS
-from game.session import Session
-from game.tools import MAX_TILT_DEG, tilted
+from weft.components import CORRECTIONS
+from weft.game.level.schema import COLOR_MODES, PATTERNS
+from weft.game.session import Session
+from weft.game.tools import MAX_TILT_DEG, tilted
 
 PANEL_WIDTH = 250
 BACKGROUND = (18, 21, 30, 215)

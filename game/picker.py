@@ -3,11 +3,11 @@
 Up/Down (or the mouse) choose, Enter (or a click) plays, Escape quits. A
 list on the left, the chosen level large on the right.
 
-Thumbnails come from the disk cache (``game.thumbnails``) when they exist.
+Thumbnails come from the disk cache (``weft.game.thumbnails``) when they exist.
 The missing ones are rendered in the picker's own updates, a slice of
 ``RENDER_BUDGET`` seconds each, the chosen level first and then the rest in
 list order, after the list has been drawn once. The list never waits for a
-picture; it stutters now and then while they appear (see ``game.thumbnails``
+picture; it stutters now and then while they appear (see ``weft.game.thumbnails``
 for the pieces that take longer than a frame), and only in the first picker
 after a level changes.
 """
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 import arcade
 
-from game.catalog import LevelEntry, list_levels
-from game.hud import MUTED, TEXT, WARNING
-from game.thumbnails import ThumbnailJob
-from game.window import open_session
+from weft.game.catalog import LevelEntry, list_levels
+from weft.game.hud import MUTED, TEXT, WARNING
+from weft.game.thumbnails import ThumbnailJob
+from weft.game.window import open_session
 
 if TYPE_CHECKING:
-    from game.window import Game
+    from weft.game.window import Game
 
 RENDER_BUDGET = 0.008
 """s of thumbnail rendering per update: half of a 60 Hz frame, the other half for drawing."""
@@ -50,7 +50,7 @@ PREVIEW_GAP = 28
 
 
 class PickerView(arcade.View):
-    """Lists the levels of ``game.directory``; choosing one asks ``game`` to play it."""
+    """Lists the levels of ``weft.game.directory``; choosing one asks ``game`` to play it."""
 
     def __init__(self, game: Game, selected: Path | None = None) -> None:
         super().__init__()

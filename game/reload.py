@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from game.catalog import Signature, named_files, signature
-from game.level import LevelError, LoadedLevel, load_level
+from weft.game.catalog import Signature, named_files, signature
+from weft.game.level import LevelError, LoadedLevel, load_level
 
 POLL_INTERVAL = 0.25
 """s between looks at the files: a save shows within a quarter second, for four stat calls a second."""

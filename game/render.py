@@ -12,25 +12,25 @@ import arcade
 import numpy as np
 import numpy.typing as npt
 
-from game.level.fields import rgba
-from game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
-from game.tools import MAX_SWING
-from systems.draw.boxes import BoxSystem
-from systems.draw.circles import CircleSystem
-from systems.draw.cloth_mesh import ClothMeshSystem
-from systems.draw.creatures import CreatureSystem
-from systems.draw.options import DrawOptions
-from systems.draw.pins import PinMarkerSystem
-from systems.draw.skins import SkinMeshSystem
-from systems.draw.strokes import StrokeBatch
-from systems.draw.textures import ClothTextures
-from systems.draw.threads import ThreadDebugSystem
-from systems.schedule import Schedule, Step, System
+from weft.game.level.fields import rgba
+from weft.game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
+from weft.game.tools import MAX_SWING
+from weft.systems.draw.boxes import BoxSystem
+from weft.systems.draw.circles import CircleSystem
+from weft.systems.draw.cloth_mesh import ClothMeshSystem
+from weft.systems.draw.creatures import CreatureSystem
+from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.pins import PinMarkerSystem
+from weft.systems.draw.skins import SkinMeshSystem
+from weft.systems.draw.strokes import StrokeBatch
+from weft.systems.draw.textures import ClothTextures
+from weft.systems.draw.threads import ThreadDebugSystem
+from weft.systems.schedule import Schedule, Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Context
 
-    from game.session import Session
+    from weft.game.session import Session
 
 
 class WorldRenderer:

@@ -1,6 +1,6 @@
 """A session: a simulation driven by input events, in the window or headless.
 
-The window and ``python -m game run --input`` feed the same events through
+The window and ``weft run --input`` feed the same events through
 the same ``Session``, so a recording replays bit for bit: an event is
 applied at the start of the tick it is queued for, never in between.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from game.level.problems import LevelError
-from game.simulation import Simulation
-from game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
-from systems.softbody import poke_all
+from weft.game.level.problems import LevelError
+from weft.game.simulation import Simulation
+from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
+from weft.systems.softbody import poke_all
 
 KEYS = {
     "SPACE": "pause or resume",

@@ -12,9 +12,9 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import Balls, Boxes, Cloth, SoftBody, Stores, WorldSettings
-from components.skinned import Ragdoll, Skinned
-from game.level.build import (
+from weft.components import Balls, Boxes, Cloth, SoftBody, Stores, WorldSettings
+from weft.components.skinned import Ragdoll, Skinned
+from weft.game.level.build import (
     box_sets,
     build_world,
     cloth_look,
@@ -23,15 +23,15 @@ from game.level.build import (
     pin_layout,
     world_settings,
 )
-from game.level.fields import rgba
-from game.level.load import LoadedLevel, load_level, parse_key
-from game.level.plugins import level_schedule
-from systems import world
-from systems.cloth import layout_pins
-from systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
-from systems.schedule import Schedule
-from systems.skeletons import joint_positions
-from systems.warmup import warm_kernels
+from weft.game.level.fields import rgba
+from weft.game.level.load import LoadedLevel, load_level, parse_key
+from weft.game.level.plugins import level_schedule
+from weft.systems import world
+from weft.systems.cloth import layout_pins
+from weft.systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
+from weft.systems.schedule import Schedule
+from weft.systems.skeletons import joint_positions
+from weft.systems.warmup import warm_kernels
 
 Body = Cloth | Balls | SoftBody | Boxes | Skinned
 """What ``Simulation.bodies`` lists."""
@@ -76,7 +76,7 @@ class Simulation:
         """Read a level file (with ``--set`` style ``KEY=VALUE`` overrides) and build its world.
 
         ``allow_import``: module patterns its ``module:attr`` systems may be imported from (as
-        ``--allow-import``). Raises ``game.level.LevelError`` listing every problem of the file.
+        ``--allow-import``). Raises ``weft.game.level.LevelError`` listing every problem of the file.
         """
         return cls(load_level(path, overrides, allow_import))
 

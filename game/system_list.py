@@ -1,4 +1,4 @@
-"""``python -m game systems``: every system a level can count on or add, with its stage, place and
+"""``weft systems``: every system a level can count on or add, with its stage, place and
 parameters.
 
 Listing loads the installed plugins (the ``weft.systems`` entry points): the user installed them,
@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic_core import PydanticUndefined
 
-from systems import registry
-from systems.schedule import System
+from weft.systems import registry
+from weft.systems.schedule import System
 
 
 @dataclass(frozen=True)
 class Listing:
-    """What ``python -m game systems`` prints: one text for stdout and the plugins that failed to load."""
+    """What ``weft systems`` prints: one text for stdout and the plugins that failed to load."""
 
     text: str
     failures: list[str]

@@ -22,21 +22,22 @@ context, and once cached no picture is drawn again.
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
+import io
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from game.catalog import named_files
-from game.level import load_level
-from game.session import Session
-from game.simulation import Simulation
+from weft.folders import user_cache
+from weft.game.catalog import named_files
+from weft.game.level import load_level
+from weft.game.output import write_atomically
+from weft.game.session import Session
+from weft.game.simulation import Simulation
 
 if TYPE_CHECKING:
-    from game.offscreen import Offscreen
+    from weft.game.offscreen import Offscreen
 
 THUMBNAIL_FRAMES = 60
 """Frames simulated before the picture (1 s): the level as it looks once things have settled a little."""
@@ -53,15 +54,8 @@ THUMBNAIL_VERSION = "1"
 
 
 def default_cache_dir() -> Path:
-    """The user's cache folder for thumbnails: ``$XDG_CACHE_HOME/weft/thumbnails`` (``~/.cache/...``),
-    ``~/Library/Caches/weft/thumbnails`` on macOS, ``%LOCALAPPDATA%\\weft\\thumbnails`` on Windows."""
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        base = Path(os.environ["LOCALAPPDATA"])
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "weft" / "thumbnails"
+    """The user's cache folder for thumbnails: ``~/.cache/weft/thumbnails`` on Linux (``weft.folders``)."""
+    return user_cache("thumbnails")
 
 
 def content_key(source: Path) -> str:
@@ -163,7 +157,7 @@ class ThumbnailJob:
         elif self._session.sim.frame < THUMBNAIL_FRAMES:
             self._session.sim.step()
         elif self._offscreen is None:
-            from game.offscreen import Offscreen  # arcade only once a picture is drawn
+            from weft.game.offscreen import Offscreen  # arcade only once a picture is drawn
 
             left, bottom, right, top = self._session.sim.settings.bounds
             self._offscreen = Offscreen(self._session, render_size(right - left, top - bottom))
@@ -175,9 +169,9 @@ class ThumbnailJob:
     def _save(self, image: Image.Image) -> None:
         image.thumbnail(THUMBNAIL_SIZE, Image.Resampling.LANCZOS)
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        # written aside and renamed: a picker in another process never reads half a PNG
-        partial = self.target.with_name(f"{self.target.stem}.{os.getpid()}.partial.png")
-        image.save(partial)
-        os.replace(partial, self.target)
+        # atomically: a picker in another process never reads half a PNG
+        picture = io.BytesIO()
+        image.save(picture, format="PNG")
+        write_atomically(self.target, picture.getvalue())
         self._image = None
         self.done = True

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 import esper
 
-from components import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
+from weft.components import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 
 if TYPE_CHECKING:
-    from game.session import Session
+    from weft.game.session import Session
 
 WIND_STRENGTH_PER_PX = 6.0
 """px/s² of wind per px of the arrow drawn with the wind tool."""

@@ -1,6 +1,6 @@
 """The Arcade window: the level picker, and a level played at a fixed 60 Hz with its input as events.
 
-``Game`` decides what the window shows: the picker (``game.picker``) or a
+``Game`` decides what the window shows: the picker (``weft.game.picker``) or a
 ``PlayView``. Keys that belong to the window rather than to the level (next
 and previous level, screenshot, Escape) are handled here and never become
 session events, so recordings hold only what happened inside the level.
@@ -16,21 +16,21 @@ from typing import Any
 import arcade
 from arcade.gui import UIAnchorLayout, UIManager
 
-from components import FRAME_DT
-from game.catalog import level_paths, neighbour
-from game.events import save_script
-from game.hud import Hud
-from game.level import LevelError, load_level
-from game.level.load import LoadedLevel
-from game.offscreen import WINDOW_SIZE
-from game.panel import Panel
-from game.reload import LevelWatcher
-from game.render import WorldRenderer
-from game.screenshot import save_screenshot
-from game.session import Session
-from game.simulation import Simulation
-from game.thumbnails import ThumbnailCache
-from levels import DEFAULT_LEVEL, LEVELS_DIR
+from weft.components import FRAME_DT
+from weft.game.catalog import level_paths, neighbour
+from weft.game.events import save_script
+from weft.game.hud import Hud
+from weft.game.level import LevelError, load_level
+from weft.game.level.load import LoadedLevel
+from weft.game.offscreen import WINDOW_SIZE
+from weft.game.panel import Panel
+from weft.game.reload import LevelWatcher
+from weft.game.render import WorldRenderer
+from weft.game.screenshot import save_screenshot
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.game.thumbnails import ThumbnailCache
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 MAX_CATCH_UP_FRAMES = 4
 """Physics frames one update may run to catch up; a longer backlog is dropped, not chased
@@ -169,7 +169,8 @@ class PlayView(arcade.View):
         self.hud.notify(f"reloaded {level.source.name}")
 
     def screenshot(self) -> None:
-        """Write a PNG of the next drawn frame next to the level file (see ``game.screenshot``)."""
+        """Write a PNG of the next drawn frame next to the level file, or for a shipped level of an
+        installed copy into the user's pictures (see ``weft.game.screenshot``)."""
         self._screenshot_asked = True
 
     def on_update(self, delta_time: float) -> None:
@@ -210,7 +211,8 @@ class PlayView(arcade.View):
             self.hud.notify(f"screenshot not saved: {error}")
             return
         self.screenshots.append(path)
-        self.hud.notify(f"saved {path.name}")
+        where = "" if path.parent == sim.level.source.parent else f" in {path.parent}"
+        self.hud.notify(f"saved {path.name}{where}")
         print(f"screenshot: {path}")
 
     def _world(self, x: float, y: float) -> tuple[float, float]:
@@ -313,7 +315,7 @@ class Game:
 
     def pick(self, selected: Path | None = None) -> arcade.View:
         """Show the level picker, ``selected`` (a level file) highlighted."""
-        from game.picker import PickerView  # the picker opens levels through this class
+        from weft.game.picker import PickerView  # the picker opens levels through this class
 
         view = PickerView(self, selected)
         self.window.show_view(view)

@@ -8,10 +8,10 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import REFERENCE_RADIUS, Balls, ParticleKind, Pour, Stores
-from systems import world
-from systems.schedule import Stage, Step, System
-from systems.world import by_entity
+from weft.components import REFERENCE_RADIUS, Balls, ParticleKind, Pour, Stores
+from weft.systems import world
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.world import by_entity
 
 POURED = "poured"
 """The name of the ball set poured circles join (made on the first pour)."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from components.world import REST_SPEED
-from systems import world
-from systems.kernels.bounds import clamp_to_bounds
-from systems.schedule import Stage, Step, System
+from weft.components.world import REST_SPEED
+from weft.systems import world
+from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.schedule import Stage, Step, System
 
 
 class BoundsSystem(System):

@@ -8,20 +8,20 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from components import CORRECTIONS, Boxes, BoxGrid, Grab, RigidStore, Stores
-from components.growth import grow
-from components.tools import NOTHING
-from systems import world
-from systems.kernels.box_batches import CAPACITY
-from systems.kernels.box_contacts import table_size
-from systems.kernels.box_frame import ASLEEP, GROW, RELIST, step_box_frame
-from systems.kernels.box_grid import box_pairs
-from systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
-from systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
-from systems.kernels.box_solver import plan_sizes, work_sizes
-from systems.kernels.grid import bin_points
-from systems.schedule import Stage, Step, System
-from systems.world import by_entity
+from weft.components import CORRECTIONS, Boxes, BoxGrid, Grab, RigidStore, Stores
+from weft.components.growth import grow
+from weft.components.tools import NOTHING
+from weft.systems import world
+from weft.systems.kernels.box_batches import CAPACITY
+from weft.systems.kernels.box_contacts import table_size
+from weft.systems.kernels.box_frame import ASLEEP, GROW, RELIST, step_box_frame
+from weft.systems.kernels.box_grid import box_pairs
+from weft.systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
+from weft.systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
+from weft.systems.kernels.box_solver import plan_sizes, work_sizes
+from weft.systems.kernels.grid import bin_points
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.world import by_entity
 
 IntArray = npt.NDArray[np.int64]
 

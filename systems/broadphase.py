@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 
-from components import Broadphase, ParticleStore
-from systems import world
-from systems.kernels.grid import bin_points, find_pairs
-from systems.kernels.measure import longest_move
-from systems.kernels.sweep import any_fast_circle
-from systems.schedule import Stage, Step, System
+from weft.components import Broadphase, ParticleStore
+from weft.systems import world
+from weft.systems.kernels.grid import bin_points, find_pairs
+from weft.systems.kernels.measure import longest_move
+from weft.systems.kernels.sweep import any_fast_circle
+from weft.systems.schedule import Stage, Step, System
 
 MARGIN_RATIO = 0.5
 """Pairs are listed while their gap is under this share of the largest radius (the list's skin)."""

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from systems.balls import PourSystem
-from systems.bounds import BoundsSystem, ContainSystem
-from systems.boxes import BoxParticleSystem, BoxStepSystem
-from systems.broadphase import BroadphaseSystem
-from systems.collide import CollisionSystem
-from systems.cut import CutSystem
-from systems.fields import BlastSystem, FieldSystem
-from systems.grab import GrabSystem
-from systems.integrate import IntegrateSystem
-from systems.metrics import MetricsSystem
-from systems.pins import PinSystem
-from systems.relax import DistanceSystem
-from systems.schedule import Schedule, System
-from systems.shake import ShakeSystem
-from systems.skeletons import JointLimitSystem, SkinSystem
-from systems.softbody import LegsSystem, PerimeterSystem, PressureSystem, UprightSystem
-from systems.sweep import SweepSystem
-from systems.tear import TearSystem
+from weft.systems.balls import PourSystem
+from weft.systems.bounds import BoundsSystem, ContainSystem
+from weft.systems.boxes import BoxParticleSystem, BoxStepSystem
+from weft.systems.broadphase import BroadphaseSystem
+from weft.systems.collide import CollisionSystem
+from weft.systems.cut import CutSystem
+from weft.systems.fields import BlastSystem, FieldSystem
+from weft.systems.grab import GrabSystem
+from weft.systems.integrate import IntegrateSystem
+from weft.systems.metrics import MetricsSystem
+from weft.systems.pins import PinSystem
+from weft.systems.relax import DistanceSystem
+from weft.systems.schedule import Schedule, System
+from weft.systems.shake import ShakeSystem
+from weft.systems.skeletons import JointLimitSystem, SkinSystem
+from weft.systems.softbody import LegsSystem, PerimeterSystem, PressureSystem, UprightSystem
+from weft.systems.sweep import SweepSystem
+from weft.systems.tear import TearSystem
 
 
 def builtin_systems() -> list[System]:

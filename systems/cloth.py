@@ -7,8 +7,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from components import Cloth, ClothLook, PinLayout, Stores, ThreadKind
-from systems.pins import pin, unpin_owned_by
+from weft.components import Cloth, ClothLook, PinLayout, Stores, ThreadKind
+from weft.systems.pins import pin, unpin_owned_by
 
 
 def build_cloth(

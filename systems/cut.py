@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from components import CutStroke
-from systems import world
-from systems.kernels.tear import cut_crossing
-from systems.schedule import Stage, Step, System
-from systems.tear import kill_dependents
+from weft.components import CutStroke
+from weft.systems import world
+from weft.systems.kernels.tear import cut_crossing
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.tear import kill_dependents
 
 
 class CutSystem(System):

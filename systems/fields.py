@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from components import Blasts, ForceField, RigidStore
-from systems import world
-from systems.kernels.fields import blast, kick_boxes, push_radially
-from systems.schedule import Stage, Step, System
+from weft.components import Blasts, ForceField, RigidStore
+from weft.systems import world
+from weft.systems.kernels.fields import blast, kick_boxes, push_radially
+from weft.systems.schedule import Stage, Step, System
 
 
 class FieldSystem(System):

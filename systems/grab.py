@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from components import Grab, Stores
-from components.tools import NOTHING
-from systems import world
-from systems.boxes import box_at, wake
-from systems.pins import pin, unpin
-from systems.schedule import Stage, Step, System
+from weft.components import Grab, Stores
+from weft.components.tools import NOTHING
+from weft.systems import world
+from weft.systems.boxes import box_at, wake
+from weft.systems.pins import pin, unpin
+from weft.systems.schedule import Stage, Step, System
 
 
 def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:

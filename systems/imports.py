@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 from typing import cast
 
-from systems.registry import RegistryError, class_problems, reserved_names
-from systems.schedule import System
+from weft.systems.registry import RegistryError, class_problems, reserved_names
+from weft.systems.schedule import System
 
 SPEC = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 """``package.module:Class`` (or ``:Outer.Inner``)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from systems import world
-from systems.kernels.verlet import integrate
-from systems.schedule import Stage, Step, System
+from weft.systems import world
+from weft.systems.kernels.verlet import integrate
+from weft.systems.schedule import Stage, Step, System
 
 
 class IntegrateSystem(System):

@@ -8,10 +8,10 @@ import math
 import esper
 import numpy as np
 
-from components import Balls, Boxes, Cloth, Skinned, SoftBody, Stores
-from systems import world
-from systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
-from systems.schedule import Stage, Step, System
+from weft.components import Balls, Boxes, Cloth, Skinned, SoftBody, Stores
+from weft.systems import world
+from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
+from weft.systems.schedule import Stage, Step, System
 
 SETTLE_DISTANCE = 0.01
 """px per frame: below this everywhere, the world counts as settled."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from components import Stores
-from systems import world
-from systems.kernels.pins import place_pins
-from systems.schedule import Stage, Step, System
+from weft.components import Stores
+from weft.systems import world
+from weft.systems.kernels.pins import place_pins
+from weft.systems.schedule import Stage, Step, System
 
 GLIDE_SPEED = 300.0
 """px/s at most that a gliding pin travels to its anchor: a level's pins placed away from where

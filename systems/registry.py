@@ -5,7 +5,7 @@ A level adds a system by naming it (``[[system]] name = "gravity_wells"``). A na
 among the systems registered with ``@register`` by code already imported (the Python API), then
 among the ``weft.systems`` entry points of installed distributions: installing a plugin is the
 user's consent to run it, and only the entry point named is loaded. Names of the form
-``"module:attr"`` are imports, guarded by ``systems.imports``.
+``"module:attr"`` are imports, guarded by ``weft.systems.imports``.
 
 Built-in systems are listed here too, read-only: every level already runs them, so a level
 cannot add them again and a plugin cannot take their names.
@@ -40,8 +40,8 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from systems.builtin import default_schedule
-from systems.schedule import Stage, System
+from weft.systems.builtin import default_schedule
+from weft.systems.schedule import Stage, System
 
 ENTRY_POINT_GROUP = "weft.systems"
 """Installed distributions offer systems here: ``gravity_wells = "my_pkg.wells:GravityWells"``."""
@@ -67,7 +67,7 @@ class SystemParams(BaseModel):
 
     Strict like the level format: an unknown key is an error, ``"5"`` is not a number, NaN and
     infinity are refused. Give every field a default and a ``description`` that names its unit;
-    ``python -m game systems`` and the error messages show them.
+    ``weft systems`` and the error messages show them.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_default=True)
@@ -235,7 +235,7 @@ def unknown_name(name: str) -> str:
     elif guess:
         hint = f"; did you mean {guess[0]!r}?"
     return (
-        f"expected a registered system's name ({listed}; `python -m game systems` lists them, "
+        f"expected a registered system's name ({listed}; `weft systems` lists them, "
         f'"module:attr" imports one), got {name!r}{hint}'
     )
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from components import DistanceMode
-from systems import world
-from systems.kernels.distance import relax_distances, relax_rigid_distances
-from systems.schedule import Stage, Step, System
+from weft.components import DistanceMode
+from weft.systems import world
+from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
+from weft.systems.schedule import Stage, Step, System
 
 
 class DistanceSystem(System):

@@ -23,8 +23,8 @@ from typing import ClassVar
 
 import esper
 
-from components import FRAME_DT
-from systems import world
+from weft.components import FRAME_DT
+from weft.systems import world
 
 
 class Stage(Enum):

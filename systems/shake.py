@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from components import Shake
-from systems import world
-from systems.schedule import Stage, Step, System
-from systems.world import by_entity
+from weft.components import Shake
+from weft.systems import world
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.world import by_entity
 
 
 class ShakeSystem(System):

@@ -16,18 +16,18 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from components import DistanceMode, ParticleKind, Stores
-from components.skeleton import Skeleton, skeleton_from_segments
-from components.skin import SkinnedMesh
-from components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from systems import world
-from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
-from systems.kernels.joint_limits import limit_joint_angles
-from systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
-from systems.pins import pin
-from systems.schedule import Stage, Step, System
-from systems.skin_mesh import MeshSpec, make_skin, probe_vertices
-from systems.world import by_entity
+from weft.components import DistanceMode, ParticleKind, Stores
+from weft.components.skeleton import Skeleton, skeleton_from_segments
+from weft.components.skin import SkinnedMesh
+from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.systems import world
+from weft.systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
+from weft.systems.kernels.joint_limits import limit_joint_angles
+from weft.systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
+from weft.systems.pins import pin
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.skin_mesh import MeshSpec, make_skin, probe_vertices
+from weft.systems.world import by_entity
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -162,7 +162,7 @@ def _limits(
     """Joint triples ``(a, b, c)`` (joint indices) and absolute angle ranges of the limited bones.
 
     The angle is measured at the bone's head from its parent's direction
-    (see ``systems.kernels.joint_limits``); the bind angle plus the bone's
+    (see ``weft.systems.kernels.joint_limits``); the bind angle plus the bone's
     range, kept within [-π, π] (the fold is as far as a range can reach).
     """
     a, b, c, low, high = [], [], [], [], []

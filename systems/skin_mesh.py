@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from components.skin import SkinnedMesh, make_skinned_mesh
-from systems.kernels.bone_weights import automatic_weights
+from weft.components.skin import SkinnedMesh, make_skinned_mesh
+from weft.systems.kernels.bone_weights import automatic_weights
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

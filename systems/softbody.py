@@ -7,11 +7,11 @@ import math
 import esper
 import numpy as np
 
-from components import CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
-from systems import world
-from systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
-from systems.schedule import Stage, Step, System
-from systems.world import by_entity
+from weft.components import CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
+from weft.systems import world
+from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.world import by_entity
 
 PUFFINESS = 1.5
 """Target area over the built circle's: more than any ring of that perimeter can enclose (the circle

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from systems import world
-from systems.kernels.sweep import sweep_fast_circles
-from systems.schedule import Stage, Step, System
+from weft.systems import world
+from weft.systems.kernels.sweep import sweep_fast_circles
+from weft.systems.schedule import Stage, Step, System
 
 
 class SweepSystem(System):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from components import Stores
-from systems import world
-from systems.kernels.tear import kill_orphans, tear_overstretched
-from systems.schedule import Stage, Step, System
+from weft.components import Stores
+from weft.systems import world
+from weft.systems.kernels.tear import kill_orphans, tear_overstretched
+from weft.systems.schedule import Stage, Step, System
 
 
 def kill_dependents(stores: Stores) -> None:

@@ -13,17 +13,17 @@ import functools
 
 import numpy as np
 
-from systems.kernels.bounds import clamp_to_bounds
-from systems.kernels.collide import collide_pairs
-from systems.kernels.distance import relax_distances, relax_rigid_distances
-from systems.kernels.fields import blast, push_radially
-from systems.kernels.grid import bin_points, find_pairs
-from systems.kernels.measure import deepest_overlap, longest_move
-from systems.kernels.pins import place_pins
-from systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
-from systems.kernels.sweep import any_fast_circle, sweep_fast_circles
-from systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
-from systems.kernels.verlet import integrate
+from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.collide import collide_pairs
+from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
+from weft.systems.kernels.fields import blast, push_radially
+from weft.systems.kernels.grid import bin_points, find_pairs
+from weft.systems.kernels.measure import deepest_overlap, longest_move
+from weft.systems.kernels.pins import place_pins
+from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
+from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
+from weft.systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
+from weft.systems.kernels.verlet import integrate
 
 
 @functools.cache

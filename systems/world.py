@@ -6,7 +6,7 @@ from operator import itemgetter
 
 import esper
 
-from components import Clock, Stores, WorldSettings
+from weft.components import Clock, Stores, WorldSettings
 
 
 def settings() -> WorldSettings:

@@ -1,7 +1,7 @@
 """The benchmark's contract: its JSON, its table, its errors, and a fair pymunk twin.
 
 No test here asserts a speed: timings depend on the machine and its load,
-so they are reported by ``python -m game bench``, never checked by tests.
+so they are reported by ``weft bench``, never checked by tests.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import numpy as np
 import pymunk
 import pytest
 
-from bench import balls, cloth
-from bench import run as bench_run
-from bench.measure import SceneResult
-from game.level.load import validate
+from weft.bench import balls, cloth
+from weft.bench import run as bench_run
+from weft.bench.measure import SceneResult
+from weft.game.level.load import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +31,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_bench_json_lists_the_contract_keys_with_consistent_figures() -> None:
-    done = _cli("game", "bench", "cloth", "--json", "--frames", "5")
+    done = _cli("weft", "bench", "cloth", "--json", "--frames", "5")
 
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
@@ -47,7 +47,7 @@ def test_bench_json_lists_the_contract_keys_with_consistent_figures() -> None:
 
 
 def test_balls_json_has_a_contract_row_per_size_from_1k_to_20k() -> None:
-    done = _cli("game", "bench", "balls", "--json", "--frames", "2")
+    done = _cli("weft", "bench", "balls", "--json", "--frames", "2")
 
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
@@ -68,7 +68,7 @@ def test_balls_json_has_a_contract_row_per_size_from_1k_to_20k() -> None:
 
 
 def test_pyramid_json_reports_both_engines_drift_and_the_asleep_cost() -> None:
-    done = _cli("game", "bench", "pyramid", "--json", "--frames", "2")
+    done = _cli("weft", "bench", "pyramid", "--json", "--frames", "2")
 
     assert done.returncode == 0, done.stderr
     (result,) = json.loads(done.stdout)
@@ -84,7 +84,7 @@ def test_pyramid_json_reports_both_engines_drift_and_the_asleep_cost() -> None:
 
 
 def test_skin_json_reports_the_naive_reference_beside_it_and_that_they_agree() -> None:
-    done = _cli("game", "bench", "skin", "--json", "--frames", "2")
+    done = _cli("weft", "bench", "skin", "--json", "--frames", "2")
 
     assert done.returncode == 0, done.stderr
     (result,) = json.loads(done.stdout)
@@ -106,7 +106,7 @@ def test_unknown_scene_exits_1_naming_the_available_ones_and_a_close_match(
 
 
 def test_python_m_bench_reports_problems_like_the_game_cli() -> None:
-    done = _cli("bench", "pyramd", "nope")
+    done = _cli("weft.bench", "pyramd", "nope")
 
     assert done.returncode == 1
     assert "unknown scene 'pyramd'" in done.stderr and "did you mean 'pyramid'?" in done.stderr

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.worlds import simulate
 
-from systems.kernels.box_batches import (
+from weft.systems.kernels.box_batches import (
     LANES,
     PARTS,
     SEAM,

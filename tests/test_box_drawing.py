@@ -20,8 +20,8 @@ import numpy.typing as npt
 from support.pictures import LUMA, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
-from game.level.fields import rgba
-from systems.draw.boxes import DEPTH_COLORS
+from weft.game.level.fields import rgba
+from weft.systems.draw.boxes import DEPTH_COLORS
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -10,10 +10,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from game.simulation import Simulation
-from systems.boxes import PAIR_SKIN
-from systems.kernels.box_contacts import remember_impulses, table_size, warm_from_last, warm_from_table
-from systems.kernels.box_grid import extent, pairs_still_hold
+from weft.game.simulation import Simulation
+from weft.systems.boxes import PAIR_SKIN
+from weft.systems.kernels.box_contacts import remember_impulses, table_size, warm_from_last, warm_from_table
+from weft.systems.kernels.box_grid import extent, pairs_still_hold
 
 LEVELS = Path(__file__).resolve().parent.parent / "levels"
 

@@ -10,8 +10,8 @@ import pytest
 from support import oracle
 from support.worlds import simulate
 
-from game.simulation import Simulation
-from systems.boxes import wake
+from weft.game.simulation import Simulation
+from weft.systems.boxes import wake
 
 GRAVITY = 900.0
 """px/s², as in the reference scenes (ours defaults to 980)."""
@@ -323,7 +323,7 @@ def test_a_cloth_catches_a_falling_box() -> None:
 
 
 def test_dragging_a_box_pulls_it_to_the_cursor_through_a_spring() -> None:
-    from game.session import Session
+    from weft.game.session import Session
 
     session = Session(boxes(stack(1)))
     sim = session.sim

@@ -21,13 +21,13 @@ import pytest
 from PIL import Image
 from support.worlds import simulate
 
-from components import ParticleKind
-from game.level.fields import rgba
-from game.offscreen import Offscreen
-from game.overlays import WALL_THICKNESS, wall_color
-from game.session import Session
-from game.simulation import Simulation
-from game.tools import MAX_SWING
+from weft.components import ParticleKind
+from weft.game.level.fields import rgba
+from weft.game.offscreen import Offscreen
+from weft.game.overlays import WALL_THICKNESS, wall_color
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.game.tools import MAX_SWING
 
 ROOT = Path(__file__).resolve().parents[1]
 BALLS = ROOT / "levels" / "balls.toml"

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.worlds import simulate
 
-from components import Broadphase, ParticleKind, ParticleStore
-from systems.broadphase import rebuild
+from weft.components import Broadphase, ParticleKind, ParticleStore
+from weft.systems.broadphase import rebuild
 
 RESTITUTION = 0.6
 
@@ -158,8 +158,8 @@ def test_a_fast_circle_fired_at_a_wall_of_circles_never_passes_through() -> None
 
 
 def test_an_explosion_at_full_strength_throws_nothing_through_a_wall_of_pinned_circles() -> None:
-    from game.session import Session
-    from systems.pins import pin
+    from weft.game.session import Session
+    from weft.systems.pins import pin
 
     sim = simulate(
         wall_and(
@@ -194,8 +194,8 @@ def test_an_explosion_at_full_strength_throws_nothing_through_a_wall_of_pinned_c
 
 
 def settled_overlap(iterations: int) -> float:
-    from game.simulation import Simulation
-    from levels import LEVELS_DIR
+    from weft.game.simulation import Simulation
+    from weft.levels import LEVELS_DIR
 
     # 2000 circles of radius 5 in the narrow silo; no friction, so the pile packs under its weight alone
     sim = Simulation.load(LEVELS_DIR / "silo.toml", [f"world.iterations={iterations}", "world.friction=0"])
@@ -226,7 +226,7 @@ def outline_angle(pos: np.ndarray, radius: np.ndarray) -> float:
 
 
 def poured_heap_angle(friction: float) -> float:
-    from game.session import Session
+    from weft.game.session import Session
 
     sim = simulate(
         f"""
@@ -256,9 +256,9 @@ def test_with_friction_a_poured_heap_keeps_a_slope_without_it_spreads_flat() -> 
 
 
 def test_the_same_pour_and_explosion_script_gives_the_same_state_twice() -> None:
-    from game.session import Session
-    from game.simulation import Simulation
-    from levels import LEVELS_DIR
+    from weft.game.session import Session
+    from weft.game.simulation import Simulation
+    from weft.levels import LEVELS_DIR
 
     script = [
         {"frame": 5, "type": "mouse_press", "x": 300.0, "y": 650.0, "button": "left"},
@@ -290,9 +290,9 @@ def test_the_same_pour_and_explosion_script_gives_the_same_state_twice() -> None
 
 
 def test_balls_poured_into_the_hammock_rest_in_it_until_it_tears_under_the_load() -> None:
-    from game.session import Session
-    from game.simulation import Simulation
-    from levels import LEVELS_DIR
+    from weft.game.session import Session
+    from weft.game.simulation import Simulation
+    from weft.levels import LEVELS_DIR
 
     sim = Simulation.load(LEVELS_DIR / "hammock.toml")
     session = Session(sim)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support.cli import run_game
 
-from levels import DEFAULT_LEVEL, LEVELS_DIR
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 
 def test_run_writes_metrics_with_every_contract_key(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_frames_must_be_positive() -> None:
 
 
 def test_play_without_a_display_says_what_to_do_instead() -> None:
-    result = run_game()  # bare `python -m game`, as the README's play command runs it
+    result = run_game()  # bare `weft`, as the README's play command runs it
     assert result.returncode == 1
     assert "play needs a display" in result.stderr and "run" in result.stderr
     assert "Traceback" not in result.stderr

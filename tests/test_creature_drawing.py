@@ -23,12 +23,12 @@ import pytest
 from support.pictures import CLOSE, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
-from components import SoftBody
-from game.level.fields import rgba
-from game.offscreen import Offscreen
-from game.session import Session
-from game.simulation import Simulation
-from systems.draw.faces import TEAR
+from weft.components import SoftBody
+from weft.game.level.fields import rgba
+from weft.game.offscreen import Offscreen
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.systems.draw.faces import TEAR
 
 ROOT = Path(__file__).resolve().parents[1]
 CREATURE = ROOT / "levels" / "creature.toml"

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from support.worlds import simulate
 
-from game.session import Session
-from game.simulation import Simulation
-from levels import LEVELS_DIR
-from systems.kernels.softbody import ring_area, ring_perimeter
-from systems.softbody import head_line
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.levels import LEVELS_DIR
+from weft.systems.kernels.softbody import ring_area, ring_perimeter
+from weft.systems.softbody import head_line
 
 CREATURE = LEVELS_DIR / "creature.toml"
 

@@ -14,11 +14,11 @@ from pydantic import Field
 from support.cli import run_game
 from support.plugins import EXAMPLE, example_entry_points, fake_install, write_module
 
-from game.level import LevelError, load_level
-from game.simulation import Simulation
-from systems import registry
-from systems.registry import RegistryError, SystemParams, register
-from systems.schedule import Stage, Step, System
+from weft.game.level import LevelError, load_level
+from weft.game.simulation import Simulation
+from weft.systems import registry
+from weft.systems.registry import RegistryError, SystemParams, register
+from weft.systems.schedule import Stage, Step, System
 
 ROOT = Path(__file__).resolve().parents[1]
 WELLS = """
@@ -163,7 +163,7 @@ def test_allow_import_is_checked_against_where_the_system_is_defined(
         tmp_path,
         "elsewhere",
         """
-        from systems.schedule import Stage, System
+        from weft.systems.schedule import Stage, System
 
         class Sneaky(System):
             name = "sneaky"
@@ -242,11 +242,11 @@ def test_drawing_system_names_are_reserved() -> None:
     import importlib
     import pkgutil
 
-    import systems.draw
+    import weft.systems.draw
 
     names = set()
-    for module in pkgutil.iter_modules(systems.draw.__path__):
-        found = importlib.import_module(f"systems.draw.{module.name}")
+    for module in pkgutil.iter_modules(weft.systems.draw.__path__):
+        found = importlib.import_module(f"weft.systems.draw.{module.name}")
         names |= {
             value.name
             for value in vars(found).values()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from support.cli import run_game
 
-from game.events import save_script
-from game.session import Session
-from game.simulation import Simulation
-from levels import DEFAULT_LEVEL
+from weft.game.events import save_script
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.levels import DEFAULT_LEVEL
 
 SCRIPT = [
     {"frame": 5, "type": "key_press", "key": "W"},

@@ -20,12 +20,12 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
-from game.level.fields import rgba
-from game.offscreen import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE, Offscreen
-from game.session import Session
-from game.simulation import Simulation
-from systems.draw.patterns import pattern_image
-from systems.schedule import Stage
+from weft.game.level.fields import rgba
+from weft.game.offscreen import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE, Offscreen
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.systems.draw.patterns import pattern_image
+from weft.systems.schedule import Stage
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL = ROOT / "levels" / "cloth.toml"
@@ -202,7 +202,7 @@ def test_cli_writes_a_filmstrip_of_twelve_tiles_and_a_screenshot(tmp_path: Path)
     strip, shot = tmp_path / "strip.png", tmp_path / "shot.png"
     result = subprocess.run(
         [
-            *(sys.executable, "-m", "game", "run", str(LEVEL), "--frames", "120"),
+            *(sys.executable, "-m", "weft", "run", str(LEVEL), "--frames", "120"),
             *("--filmstrip", str(strip), "--every", "10", "--screenshot", str(shot)),
         ],
         cwd=ROOT,

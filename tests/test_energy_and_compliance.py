@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from support.worlds import sheet, velocities
 
-from components import FRAME_DT
+from weft.components import FRAME_DT
 
 
 def kinetic_energy(sim) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.level import LevelError
-from game.level.load import load_level, validate
-from game.simulation import Simulation
-from levels import LEVELS_DIR
+from weft.game.level import LevelError
+from weft.game.level.load import load_level, validate
+from weft.game.simulation import Simulation
+from weft.levels import LEVELS_DIR
 
 LEVEL_FILES = sorted(LEVELS_DIR.glob("*.toml"))
 EXAMPLES = int(os.environ.get("WEFT_FUZZ_EXAMPLES", "150"))
@@ -123,6 +124,15 @@ def mutations(draw: st.DrawFn, raw: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+MUTATED = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+"""How many mutations of each level the checks that validate them try, always the same ones."""
+
+
 def assert_reported(error: LevelError, source: Path) -> None:
     """A rejection: at least one problem, each a single line that names the file."""
     assert error.problems
@@ -137,12 +147,7 @@ def assert_reported(error: LevelError, source: Path) -> None:
 def test_mutated_levels_are_valid_or_rejected_line_by_line(path: Path) -> None:
     raw = raw_level(path)
 
-    @settings(
-        max_examples=EXAMPLES,
-        derandomize=True,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @MUTATED
     @given(mutations(raw))
     def check(mutated: dict[str, Any]) -> None:
         try:
@@ -201,5 +206,81 @@ def test_valid_mutations_run_60_frames_without_a_nan(path: Path) -> None:
             assert math.isfinite(sim.metrics()["max_stretch"])
         finally:
             sim.close()
+
+    check()
+
+
+BEYOND_JSON_SCHEMA = {
+    "numbers are finite (JSON has no NaN or infinity, so JSON Schema never rejects them)": (
+        "expected a finite number"
+    ),
+    "the start tool is one of the available ones": "expected one of the available tools",
+    "bounds are 64 to 8192 px wide and tall, right of left and above bottom": (
+        r"expected \[left, bottom, right, top\] at least 64 px|expected a rectangle at most 8192 px"
+    ),
+    "a skin's rectangle has an inside": r"expected \[left, bottom, right, top\] at least 1 px",
+    "[min, max] pairs are in order": r"with min <= max|expected min_deg <= max_deg",
+    "one anchor per pinned point": r"expected one \[x, y\] per point",
+    "pinned points lie on the sheet": r"expected a \[column, row\] inside the",
+    "a sheet has two points or more": "expected at least 2 points in all",
+    "one angle per box position": "expected one angle per position",
+    'layout "list" has positions': r'expected at least one \[x, y\] for layout "list"',
+    "a pyramid holds at most MAX_BOXES boxes": "expected a pyramid of at most",
+    "circles fit their region": r"expected at most \d+ circles of radius|at least one circle wide and tall",
+    "the level's circles fit max_circles": "expected room for the level's",
+    "body, joint and bone names are unique": "expected a name no other (body|joint|bone) uses",
+    "joints and bones are named by names the skeleton has": r"expected a (joint|bone)'s name",
+    "bones form a tree, each between two joints at two places": (
+        r"bones that form a tree|a joint other than the head|its joints at two places|two joints at two"
+    ),
+    "a root bone has no angle limit": "no angle limit on a root bone",
+    "keyframes run forward in time, within the loop": (
+        r"expected a time after|at least the last key's time|expected a loop length"
+    ),
+    "a skin's explicit mesh is consistent": (
+        r"one entry per vertex|vertex indices below|at least one triangle|without `vertices`|"
+        r"`bones` and `weights` together|one weight per bone|at most 4 bones per vertex|"
+        r"weights summing to 1|a weight above 0"
+    ),
+    "files the level names exist": r"\(no such file\)",
+}
+"""What ``validate`` checks that a JSON Schema cannot say: rules across keys, between a key and a
+file, and finiteness. Every disagreement between the schema and ``validate`` must be one of these."""
+
+
+def toml_schema_validator() -> Any:
+    """The schema's validator, with TOML's types: 20.0 is a float, not an integer (editors that read
+    TOML check it so; JSON Schema's own rule would accept it as a number with no fraction)."""
+    import jsonschema
+
+    from weft.game.level.reference import level_schema
+
+    checker = jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    toml_validator = jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=checker)
+    return toml_validator(level_schema())
+
+
+@pytest.mark.parametrize("path", LEVEL_FILES, ids=lambda p: p.stem)
+def test_the_schema_and_validate_agree_on_every_mutation_but_for_rules_json_schema_cannot_say(
+    path: Path,
+) -> None:
+    schema = toml_schema_validator()
+    raw = raw_level(path)
+    rules = [re.compile(pattern) for pattern in BEYOND_JSON_SCHEMA.values()]
+
+    @MUTATED
+    @given(mutations(raw))
+    def check(mutated: dict[str, Any]) -> None:
+        flagged = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in schema.iter_errors(mutated)]
+        try:
+            validate(mutated, path)
+        except LevelError as error:
+            if not flagged:  # only validate refuses: each reason must be one JSON Schema cannot say
+                for problem in error.problems:
+                    assert any(rule.search(str(problem)) for rule in rules), f"schema accepts: {problem}"
+            return
+        assert not flagged, f"the schema refuses a level validate accepts: {flagged}"
 
     check()

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from support.gui import import_gui_headless
 
-from game.reload import LevelWatcher
-from levels import LEVELS_DIR
+from weft.game.reload import LevelWatcher
+from weft.levels import LEVELS_DIR
 
 LEVEL = """
 [level]
@@ -135,10 +135,10 @@ def test_the_window_keeps_playing_through_a_broken_save_and_keeps_tool_and_pause
     import_gui_headless()
     import arcade
 
-    from game.offscreen import shared_window
-    from game.session import Session
-    from game.simulation import Simulation
-    from game.window import PlayView
+    from weft.game.offscreen import shared_window
+    from weft.game.session import Session
+    from weft.game.simulation import Simulation
+    from weft.game.window import PlayView
 
     window = shared_window()
     view = PlayView(Session(Simulation.load(level_file)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from systems.kernels import drop_stale_cache
-from systems.kernels.bounds import clamp_to_bounds
-from systems.kernels.distance import relax_distances, relax_rigid_distances
-from systems.kernels.tear import cut_crossing, kill_orphans
+from weft.systems.kernels import KEPT_CACHES, cache_folder
+from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
+from weft.systems.kernels.tear import cut_crossing, kill_orphans
 
 
 def random_mesh(seed: int, n: int = 60, m: int = 150):
@@ -178,18 +179,49 @@ def test_a_moving_wall_throws_what_it_hits() -> None:
     assert (pos - prev)[0, 0] == 3.0  # it leaves with the wall's velocity (restitution 0)
 
 
-def test_numba_cache_is_dropped_when_any_kernel_file_changes_and_kept_while_none_does(tmp_path: Path) -> None:
+def test_the_kernel_cache_folder_is_new_when_any_kernel_file_changes_and_kept_while_none_does(
+    tmp_path: Path,
+) -> None:
     # a kernel's cache also holds the kernels it calls, which numba does not check
-    (tmp_path / "solver.py").write_text("def solve(): pass\n")
-    (tmp_path / "frame.py").write_text("from solver import solve\n")
-    cache = tmp_path / "__pycache__"
-    assert drop_stale_cache(tmp_path)  # the first stamp
-    built = [cache / "frame.step-1.py311.nbi", cache / "frame.step-1.py311.1.nbc"]
-    for path in built:
-        path.write_bytes(b"compiled")
-    assert not drop_stale_cache(tmp_path)
-    assert all(path.exists() for path in built)
-    (tmp_path / "solver.py").write_text("def solve(): return 1\n")  # a callee changes, not frame.py
-    assert drop_stale_cache(tmp_path)
-    assert not any(path.exists() for path in built)
-    assert not drop_stale_cache(tmp_path)
+    sources, base = tmp_path / "kernels", tmp_path / "cache"
+    sources.mkdir()
+    (sources / "solver.py").write_text("def solve(): pass\n")
+    (sources / "frame.py").write_text("from solver import solve\n")
+    first = cache_folder(sources, base)
+    assert first.is_dir() and first.parent == base
+    assert cache_folder(sources, base) == first
+    (sources / "solver.py").write_text("def solve(): return 1\n")  # a callee changes, not frame.py
+    assert cache_folder(sources, base) != first
+
+
+def test_only_the_newest_kernel_cache_folders_are_kept(tmp_path: Path) -> None:
+    base = tmp_path / "cache"
+    old = [base / f"{k:016x}" for k in range(KEPT_CACHES + 2)]
+    for age, folder in enumerate(old):
+        folder.mkdir(parents=True)
+        os.utime(folder, (1000.0 + age, 1000.0 + age))
+    (tmp_path / "k.py").write_text("x = 1\n")
+    current = cache_folder(tmp_path, base)
+    kept = sorted(p.name for p in base.iterdir())
+    assert kept == sorted([current.name, *(f.name for f in old[-(KEPT_CACHES - 1) :])])
+
+
+def test_every_kernel_caches_in_the_users_folder_and_numbas_setting_is_left_as_the_host_had_it() -> None:
+    import importlib
+    import pkgutil
+
+    import numba
+
+    import weft.systems.kernels as kernels
+
+    cached = []
+    for module in pkgutil.iter_modules(kernels.__path__):
+        found = importlib.import_module(f"weft.systems.kernels.{module.name}")
+        for value in vars(found).values():
+            cache = getattr(value, "_cache", None)
+            if getattr(value, "__module__", None) == found.__name__ and hasattr(cache, "_cache_path"):
+                cached.append((value.__name__, Path(cache._cache_path)))
+    assert len(cached) > 20
+    outside = [name for name, path in cached if kernels.CACHE_DIR not in path.parents]
+    assert not outside, f"kernels caching outside {kernels.CACHE_DIR}: {outside}"
+    assert os.environ.get("NUMBA_CACHE_DIR", "") == numba.config.CACHE_DIR

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from support.cli import run_game
 
-from game.level import LevelError
-from levels import DEFAULT_LEVEL
+from weft.game.level import LevelError
+from weft.levels import DEFAULT_LEVEL
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -108,7 +108,7 @@ def test_run_with_a_bad_set_names_the_key(tmp_path: Path) -> None:
 
 
 def test_live_set_with_a_bad_value_leaves_the_simulation_unchanged() -> None:
-    from game.simulation import Simulation
+    from weft.game.simulation import Simulation
 
     sim = Simulation.load(DEFAULT_LEVEL)
     with pytest.raises(LevelError, match=r"world\.iterations: expected an integer <= 200, got 1000"):

@@ -10,10 +10,10 @@ import pytest
 from PIL import Image
 from support.gui import import_gui_headless
 
-from game import thumbnails
-from game.catalog import level_paths, list_levels, neighbour
-from game.thumbnails import THUMBNAIL_SIZE, ThumbnailCache, ThumbnailJob, default_cache_dir
-from levels import DEFAULT_LEVEL, LEVELS_DIR
+from weft.game import thumbnails
+from weft.game.catalog import level_paths, list_levels, neighbour
+from weft.game.thumbnails import THUMBNAIL_SIZE, ThumbnailCache, ThumbnailJob, default_cache_dir
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 SHIPPED = sorted(LEVELS_DIR.glob("*.toml"))
 
@@ -93,8 +93,8 @@ def game(tmp_path: Path):
     import_gui_headless()
     import arcade
 
-    from game.offscreen import shared_window
-    from game.window import Game
+    from weft.game.offscreen import shared_window
+    from weft.game.window import Game
 
     window = shared_window()
     game = Game(window, ThumbnailCache(tmp_path / "cache"))
@@ -107,8 +107,8 @@ def game(tmp_path: Path):
 def test_the_picker_lists_the_levels_and_plays_the_chosen_one(game) -> None:
     import arcade
 
-    from game.picker import PickerView
-    from game.window import PlayView
+    from weft.game.picker import PickerView
+    from weft.game.window import PlayView
 
     picker = game.pick(selected=DEFAULT_LEVEL)
     assert isinstance(picker, PickerView)
@@ -149,7 +149,7 @@ def test_the_picker_renders_missing_thumbnails_in_slices_chosen_level_first(game
 def test_clicking_a_row_plays_its_level(game) -> None:
     import arcade
 
-    from game.picker import HEADER, MARGIN, ROW_HEIGHT
+    from weft.game.picker import HEADER, MARGIN, ROW_HEIGHT
 
     picker = game.pick()
     y = game.window.height - HEADER - ROW_HEIGHT * 2 - ROW_HEIGHT / 2  # the third row
@@ -161,7 +161,7 @@ def test_clicking_a_row_plays_its_level(game) -> None:
 def test_n_and_b_step_through_the_levels_in_the_pickers_order(game) -> None:
     import arcade
 
-    from game.level import load_level
+    from weft.game.level import load_level
 
     paths = level_paths()
     view = game.play(load_level(DEFAULT_LEVEL))

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from support.worlds import sheet
 
-from game.session import Session
-from game.simulation import Simulation
-from levels import DEFAULT_LEVEL
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.levels import DEFAULT_LEVEL
 
 
 def test_pinned_points_never_move_in_wind_and_gravity() -> None:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from support.worlds import sheet
 
-from systems.pins import pin
+from weft.systems.pins import pin
 
 
 def test_hanging_sheet_at_40_iterations_stretches_under_one_percent() -> None:

@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.worlds import INLINE
 
-from game.level.load import validate
-from game.session import Session
-from game.simulation import Simulation
+from weft.game.level.load import validate
+from weft.game.session import Session
+from weft.game.simulation import Simulation
 
 # The extremes of every range the schema allows (game/level/schema.py), and values in between.
 worlds = st.fixed_dictionaries(

@@ -7,8 +7,8 @@ from typing import ClassVar
 import pytest
 from support.worlds import sheet
 
-from systems.builtin import default_schedule
-from systems.schedule import Schedule, ScheduleError, Stage, Step, System
+from weft.systems.builtin import default_schedule
+from weft.systems.schedule import Schedule, ScheduleError, Stage, Step, System
 
 
 class Recorder(System):

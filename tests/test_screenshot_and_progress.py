@@ -7,22 +7,23 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 from support.cli import run_game
 from support.gui import import_gui_headless
 
-from game.progress import Progress
-from levels import DEFAULT_LEVEL
+from weft.game.progress import Progress
+from weft.levels import DEFAULT_LEVEL
 
 
 def test_f12_writes_a_new_png_next_to_the_level_never_overwriting(tmp_path: Path) -> None:
     import_gui_headless()
     import arcade
 
-    from game.offscreen import shared_window
-    from game.session import Session
-    from game.simulation import Simulation
-    from game.window import PlayView
+    from weft.game.offscreen import shared_window
+    from weft.game.session import Session
+    from weft.game.simulation import Simulation
+    from weft.game.window import PlayView
 
     level = tmp_path / "cloth.toml"
     shutil.copy(DEFAULT_LEVEL, level)
@@ -48,6 +49,31 @@ def test_f12_writes_a_new_png_next_to_the_level_never_overwriting(tmp_path: Path
     finally:
         window.show_view(arcade.View())
         view.session.sim.close()
+
+
+def test_a_screenshot_of_a_shipped_level_of_an_installed_copy_goes_to_the_users_pictures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weft import folders
+    from weft.game.screenshot import save_screenshot, screenshot_folder
+
+    pictures = tmp_path / "Pictures"
+    pictures.mkdir()
+    monkeypatch.setenv("XDG_PICTURES_DIR", str(pictures))
+    assert screenshot_folder(DEFAULT_LEVEL) == DEFAULT_LEVEL.parent  # a checkout: next to the level
+    monkeypatch.setattr(folders, "source_checkout", lambda: False)  # as if pip-installed
+    assert screenshot_folder(DEFAULT_LEVEL) == pictures / "weft"
+    assert screenshot_folder(tmp_path / "mine.toml") == tmp_path  # the user's own level: next to it
+    path = save_screenshot(Image.new("RGB", (4, 4)), DEFAULT_LEVEL, 12)
+    assert path == pictures / "weft" / "cloth-000012.png" and path.is_file()
+
+
+def test_a_dangling_link_holding_the_next_screenshot_name_is_passed_over(tmp_path: Path) -> None:
+    from weft.game.screenshot import save_screenshot
+
+    level = tmp_path / "cloth.toml"
+    (tmp_path / "cloth-000001.png").symlink_to(tmp_path / "nowhere.png")
+    assert save_screenshot(Image.new("RGB", (4, 4)), level, 1) == tmp_path / "cloth-000001-2.png"
 
 
 def fake_clock(times: list[float]):

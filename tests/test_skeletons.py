@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from support.worlds import simulate
 
-from components import Ragdoll, Skinned
-from components.skin import SkinnedMesh
-from game.level import LevelError
-from game.session import Session
-from game.simulation import Simulation
-from levels import LEVELS_DIR
-from systems.kernels.joint_limits import joint_angles
-from systems.kernels.skinning import rigid_positions
-from systems.skeletons import skin
+from weft.components import Ragdoll, Skinned
+from weft.components.skin import SkinnedMesh
+from weft.game.level import LevelError
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+from weft.levels import LEVELS_DIR
+from weft.systems.kernels.joint_limits import joint_angles
+from weft.systems.kernels.skinning import rigid_positions
+from weft.systems.skeletons import skin
 
 RAGDOLL = LEVELS_DIR / "ragdoll.toml"
 

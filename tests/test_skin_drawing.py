@@ -25,13 +25,20 @@ from PIL import Image
 from support.pictures import LUMA, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
-from components.skinned import Skinned
-from game.level.fields import rgba
-from game.session import Session
-from levels import LEVELS_DIR
-from systems.draw.skins import BONE_COLORS, RIGID_DOT, SKINNED_COLOR, SKINNED_DOT, X_AXIS_COLOR, Y_AXIS_COLOR
-from systems.kernels.skinning import rigid_positions
-from systems.skeletons import joint_positions
+from weft.components.skinned import Skinned
+from weft.game.level.fields import rgba
+from weft.game.session import Session
+from weft.levels import LEVELS_DIR
+from weft.systems.draw.skins import (
+    BONE_COLORS,
+    RIGID_DOT,
+    SKINNED_COLOR,
+    SKINNED_DOT,
+    X_AXIS_COLOR,
+    Y_AXIS_COLOR,
+)
+from weft.systems.kernels.skinning import rigid_positions
+from weft.systems.skeletons import joint_positions
 
 FloatArray = npt.NDArray[np.float64]
 

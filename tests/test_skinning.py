@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.skeleton import invert_frames, make_skeleton, skeleton_from_segments
-from components.skin import make_skinned_mesh, outline_normals
-from systems.kernels.bone_weights import automatic_weights
-from systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
-from systems.kernels.distance import relax_rigid_distances
-from systems.kernels.joint_limits import joint_angles, limit_joint_angles
-from systems.kernels.skinning import (
+from weft.components.skeleton import invert_frames, make_skeleton, skeleton_from_segments
+from weft.components.skin import make_skinned_mesh, outline_normals
+from weft.systems.kernels.bone_weights import automatic_weights
+from weft.systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
+from weft.systems.kernels.distance import relax_rigid_distances
+from weft.systems.kernels.joint_limits import joint_angles, limit_joint_angles
+from weft.systems.kernels.skinning import (
     rigid_positions,
     skin_matrices,
     skin_vertices_and_normals,

@@ -7,9 +7,9 @@ from itertools import pairwise
 import numpy as np
 from support.worlds import pieces, sheet
 
-from components import ThreadKind
-from components.distances import NO_PARENT
-from game.session import Session
+from weft.components import ThreadKind
+from weft.components.distances import NO_PARENT
+from weft.game.session import Session
 
 
 def pull_bottom_left_corner_down(session: Session, frames: int) -> list[int]:

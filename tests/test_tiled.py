@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.cli import run_game
 
-from game.level import LevelError, load_level
-from game.level.schema import ClothTable
-from game.level.tiled_classes import CLASSES, PROJECT_FILE, property_types
-from game.simulation import Simulation
-from levels import LEVELS_DIR
+from weft.game.level import LevelError, load_level
+from weft.game.level.schema import ClothTable
+from weft.game.level.tiled_classes import CLASSES, PROJECT_FILE, property_types
+from weft.game.simulation import Simulation
+from weft.levels import LEVELS_DIR
 
 EXAMPLE = LEVELS_DIR / "tiled" / "example.tmj"
 HEIGHT = 480.0

@@ -10,11 +10,11 @@ import_gui_headless()
 
 import arcade  # noqa: E402
 
-from game.offscreen import shared_window  # noqa: E402
-from game.session import Session  # noqa: E402
-from game.simulation import Simulation  # noqa: E402
-from game.window import KEY_NAMES, MAX_CATCH_UP_FRAMES, PlayView, pressed_buttons  # noqa: E402
-from levels import DEFAULT_LEVEL  # noqa: E402
+from weft.game.offscreen import shared_window  # noqa: E402
+from weft.game.session import Session  # noqa: E402
+from weft.game.simulation import Simulation  # noqa: E402
+from weft.game.window import KEY_NAMES, MAX_CATCH_UP_FRAMES, PlayView, pressed_buttons  # noqa: E402
+from weft.levels import DEFAULT_LEVEL  # noqa: E402
 
 
 @pytest.fixture
@@ -96,8 +96,8 @@ def test_the_window_draws_the_sheet_the_hud_and_the_panel(view: PlayView) -> Non
 
 @pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
 def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None:
-    from game.panel import CONTROLS, Choice, Slider
-    from levels import LEVELS_DIR
+    from weft.game.panel import CONTROLS, Choice, Slider
+    from weft.levels import LEVELS_DIR
 
     session = Session(Simulation.load(LEVELS_DIR / level))
     for name in session.sim.level.model.panel.show:

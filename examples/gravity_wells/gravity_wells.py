@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from components import ParticleKind
-from systems import world
-from systems.registry import SystemParams, Vec2, register
-from systems.schedule import Stage, Step, System
+from weft.components import ParticleKind
+from weft.systems import world
+from weft.systems.registry import SystemParams, Vec2, register
+from weft.systems.schedule import Stage, Step, System
 
 
 @register

@@ -1,6 +1,6 @@
 """The level format: schema, loading with readable errors, and building a world from a level."""
 
-from game.level.load import LoadedLevel, load_level, parse_key, parse_override
-from game.level.problems import LevelError, Problem
+from weft.game.level.load import LoadedLevel, load_level, parse_key, parse_override
+from weft.game.level.problems import LevelError, Problem
 
 __all__ = ["LevelError", "LoadedLevel", "Problem", "load_level", "parse_key", "parse_override"]

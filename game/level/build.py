@@ -9,7 +9,7 @@ from pathlib import Path
 import esper
 import numpy as np
 
-from components import (
+from weft.components import (
     Balls,
     Blasts,
     Boxes,
@@ -30,19 +30,19 @@ from components import (
     Wind,
     WorldSettings,
 )
-from components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from game.level.fields import rgba
-from game.level.load import LoadedLevel
-from game.level.problems import Problem, file_label
-from game.level.schema import BallsTable, BoxesTable, ClothTable, CreatureTable, Level
-from game.level.skeletons import SkeletonTable
-from systems.balls import add_circles, packed_centers
-from systems.boxes import build_boxes, pyramid_centers, stack_centers
-from systems.cloth import build_cloth
-from systems.skeletons import BoneError, BoneSpec, build_skeleton
-from systems.skin_mesh import MeshSpec
-from systems.softbody import build_creature
-from systems.world import by_entity
+from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.game.level.fields import rgba
+from weft.game.level.load import LoadedLevel
+from weft.game.level.problems import Problem, file_label
+from weft.game.level.schema import BallsTable, BoxesTable, ClothTable, CreatureTable, Level
+from weft.game.level.skeletons import SkeletonTable
+from weft.systems.balls import add_circles, packed_centers
+from weft.systems.boxes import build_boxes, pyramid_centers, stack_centers
+from weft.systems.cloth import build_cloth
+from weft.systems.skeletons import BoneError, BoneSpec, build_skeleton
+from weft.systems.skin_mesh import MeshSpec
+from weft.systems.softbody import build_creature
+from weft.systems.world import by_entity
 
 CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""

@@ -4,7 +4,7 @@ every table uses (points, colours, substeps)."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -16,6 +16,12 @@ class Table(BaseModel):
     floats and booleans; ``"5"`` is not a number), NaN and infinity are rejected."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_default=True)
+
+
+def when(key: str, value: str, then: dict[str, Any]) -> dict[str, Any]:
+    """A rule the JSON schema states for editors (its validator checks it too): when ``key`` is
+    ``value``, the table also satisfies ``then``."""
+    return {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": then}
 
 
 class AtKey(ValueError):

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from game.level.plugins import system_problems
-from game.level.problems import KeyPath, LevelError, Problem, file_label, problems_from_validation
-from game.level.schema import Level
-from game.level.tiled import TILED_SUFFIXES, read_tiled
+from weft.game.level.plugins import system_problems
+from weft.game.level.problems import KeyPath, LevelError, Problem, file_label, problems_from_validation
+from weft.game.level.schema import Level
+from weft.game.level.tiled import TILED_SUFFIXES, read_tiled
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
@@ -131,7 +131,7 @@ def validate(
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
-    from game.level.build import skeleton_problems  # build needs this module: import when used
+    from weft.game.level.build import skeleton_problems  # build needs this module: import when used
 
     problems = skeleton_problems(level)
     if problems:

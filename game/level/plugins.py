@@ -1,6 +1,6 @@
 """A level's ``[[system]]`` entries: checked without running code, then built into the schedule.
 
-Loading a level (so ``python -m game validate`` too) never imports code. It checks what names
+Loading a level (so ``weft validate`` too) never imports code. It checks what names
 alone tell: a built-in cannot be added again, an unknown name gets a suggestion, ``module:attr``
 is well formed, no system is listed twice; and the parameters of systems registered in this
 process. Parameters of installed (entry point) and ``module:attr`` systems are checked when a
@@ -16,16 +16,23 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from game.level.problems import KeyPath, LevelError, Problem, file_label, find_line, problems_from_validation
-from game.level.schema import Level
-from systems import registry
-from systems.builtin import default_schedule
-from systems.imports import import_system, is_import, spec_problem
-from systems.registry import RegistryError
-from systems.schedule import Schedule, ScheduleError, System
+from weft.game.level.problems import (
+    KeyPath,
+    LevelError,
+    Problem,
+    file_label,
+    find_line,
+    problems_from_validation,
+)
+from weft.game.level.schema import Level
+from weft.systems import registry
+from weft.systems.builtin import default_schedule
+from weft.systems.imports import import_system, is_import, spec_problem
+from weft.systems.registry import RegistryError
+from weft.systems.schedule import Schedule, ScheduleError, System
 
 if TYPE_CHECKING:
-    from game.level.load import LoadedLevel
+    from weft.game.level.load import LoadedLevel
 
 
 def system_problems(

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from game.level.fields import AtKey
-from game.level.schema import Level
+from weft.game.level.fields import AtKey
+from weft.game.level.schema import Level
 
 KeyPath = tuple[str | int, ...]
 

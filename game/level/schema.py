@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from components import CORRECTIONS
-from game.level.fields import (
+from weft.components import CORRECTIONS
+from weft.game.level.fields import (
     Acceleration,
     AtKey,
     Color,
@@ -21,10 +21,11 @@ from game.level.fields import (
     Substeps,
     Table,
     Vec2,
+    when,
 )
-from game.level.skeletons import SkeletonTable
-from game.level.system_table import SystemTable
-from systems.balls import lattice_capacity
+from weft.game.level.skeletons import SkeletonTable
+from weft.game.level.system_table import SystemTable
+from weft.systems.balls import lattice_capacity
 
 PATTERNS = ("gingham", "stripes", "checker", "plaid")
 """Procedural cloth patterns; a ``texture`` image replaces them."""
@@ -373,6 +374,12 @@ MAX_BOXES = 20000
 
 class BoxesTable(Table):
     """A set of rigid boxes of one size: a stack, a pyramid, or boxes placed one by one."""
+
+    model_config = ConfigDict(
+        json_schema_extra=when(
+            "layout", "list", {"required": ["positions"], "properties": {"positions": {"minItems": 1}}}
+        )
+    )
 
     name: str = Field("boxes", description="Name of the set in state files.")
     layout: Literal[BOX_LAYOUTS] = Field(

@@ -13,10 +13,10 @@ from __future__ import annotations
 import difflib
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from game.level.fields import AtKey, Color, Rectangle, Table, Vec2
-from systems.skeletons import BoneSpec, bone_parents, parents_first
+from weft.game.level.fields import AtKey, Color, Rectangle, Table, Vec2, when
+from weft.systems.skeletons import BoneSpec, bone_parents, parents_first
 
 DRIVES = ("ragdoll", "clip")
 MAX_JOINTS = 64
@@ -231,6 +231,8 @@ class ClipTable(Table):
 
 class SkeletonTable(Table):
     """A character: a skeleton of joints and bones, and a skin the bones move."""
+
+    model_config = ConfigDict(json_schema_extra=when("drive", "clip", {"required": ["clip"]}))
 
     name: str = Field("skeleton", description="Name of the character in state files.")
     position: Vec2 = Field([640.0, 300.0], description="Where the joints' origin is placed [x, y], px.")

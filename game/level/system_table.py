@@ -1,7 +1,7 @@
 """The ``[[system]]`` table: a custom system the level adds to the schedule, with its parameters.
 
 Only the shape is checked here. Whether the name is known, and the parameters against the ones
-the system declares, is ``game.level.plugins``'s job: that needs the registry, and for some
+the system declares, is ``weft.game.level.plugins``'s job: that needs the registry, and for some
 names code that only ``run`` and ``play`` may import.
 """
 
@@ -11,14 +11,14 @@ from typing import Any
 
 from pydantic import Field
 
-from game.level.fields import Table
+from weft.game.level.fields import Table
 
 
 class SystemTable(Table):
     """A custom system added to the schedule (see docs/extending.md)."""
 
     name: str = Field(
-        description="A registered system's name (`python -m game systems` lists them), or "
+        description="A registered system's name (`weft systems` lists them), or "
         '"module:attr" to import one: refused unless the command line says --allow-import MODULE.'
     )
     params: dict[str, Any] = Field(

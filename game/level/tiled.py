@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytiled_parser
 
-from game.level.problems import LevelError, Problem, file_label
-from game.level.tiled_check import map_shape_problems
-from game.level.tiled_objects import MapReader
-from game.level.tiled_origin import TiledLevel
+from weft.game.level.problems import LevelError, Problem, file_label
+from weft.game.level.tiled_check import map_shape_problems
+from weft.game.level.tiled_objects import MapReader
+from weft.game.level.tiled_origin import TiledLevel
 
 TILED_SUFFIXES = (".tmj", ".json", ".tmx")
 """Files read as Tiled maps: JSON maps; a ``.tmx`` is refused with a hint to save it as JSON."""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from game.level.problems import Problem
+from weft.game.level.problems import Problem
 
 Kind = tuple[Callable[[Any], bool], str]
 """A test of a JSON value, and what it expects (for messages)."""

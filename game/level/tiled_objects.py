@@ -2,7 +2,7 @@
 
 Coordinates: Tiled measures pixels from the map's top-left corner with y down, and turns objects
 clockwise about their anchor; the level is y up and counts angles counter-clockwise (see
-``game.level.tiled``).
+``weft.game.level.tiled``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import numpy.typing as npt
 import pytiled_parser
 from pytiled_parser import tiled_object as shapes
 
-from game.level.problems import KeyPath, Problem
-from game.level.schema import BoxesTable, Level
-from game.level.tiled_check import is_int, is_number
-from game.level.tiled_classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
-from game.level.tiled_origin import Origin, TiledLevel
-from systems.balls import lattice_capacity, packed_centers
+from weft.game.level.problems import KeyPath, Problem
+from weft.game.level.schema import BoxesTable, Level
+from weft.game.level.tiled_check import is_int, is_number
+from weft.game.level.tiled_classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
+from weft.game.level.tiled_origin import Origin, TiledLevel
+from weft.systems.balls import lattice_capacity, packed_centers
 
 MAX_LATTICE = 2_000_000
 """Most lattice places an ellipse emitter's packing may try (0.5 px circles in a 8192 px map are 60 M)."""

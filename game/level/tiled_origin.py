@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from game.level.problems import KeyPath, Problem
+from weft.game.level.problems import KeyPath, Problem
 
 
 @dataclass

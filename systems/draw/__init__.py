@@ -17,6 +17,6 @@ in one call through ``arcade.gl``:
 - ``patterns.pattern_image``: the procedural cloth tiles (numpy only).
 - ``options.DrawOptions``: what the window tells the systems (debug flag, which world, zoom, circle colours).
 
-This package imports nothing itself, so ``systems.draw.patterns`` stays usable
+This package imports nothing itself, so ``weft.systems.draw.patterns`` stays usable
 without a GL context; import the module you need.
 """

@@ -47,12 +47,12 @@ import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
 
-from components import Boxes, ContactStore, RigidStore
-from systems import world
-from systems.draw.options import DrawOptions
-from systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch
-from systems.schedule import Stage, Step, System
-from systems.world import by_entity
+from weft.components import Boxes, ContactStore, RigidStore
+from weft.systems import world
+from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.world import by_entity
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry

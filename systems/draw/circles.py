@@ -36,10 +36,10 @@ import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
 
-from components import FRAME_DT, ParticleKind, ParticleStore
-from systems import world
-from systems.draw.options import DrawOptions
-from systems.schedule import Stage, Step, System
+from weft.components import FRAME_DT, ParticleKind, ParticleStore
+from weft.systems import world
+from weft.systems.draw.options import DrawOptions
+from weft.systems.schedule import Stage, Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context

@@ -27,11 +27,11 @@ import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
 
-from components import Cloth, ClothLook, DistanceStore
-from systems import world
-from systems.draw.options import DrawOptions
-from systems.draw.textures import ClothTextures
-from systems.schedule import Stage, Step, System
+from weft.components import Cloth, ClothLook, DistanceStore
+from weft.systems import world
+from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.textures import ClothTextures
+from weft.systems.schedule import Stage, Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry, Texture2D

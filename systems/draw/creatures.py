@@ -39,16 +39,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from components import SoftBody
-from systems import world
-from systems.draw.faces import TEAR, WHITE, BodyFrames, face_rows
-from systems.draw.fills import FillBatch, fan_triangles, fan_vertices
-from systems.draw.options import DrawOptions
-from systems.draw.splines import closed_spline, open_spline_matrix
-from systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, polyline_rows
-from systems.schedule import Stage, Step, System
-from systems.softbody import head_line
-from systems.world import by_entity
+from weft.components import SoftBody
+from weft.systems import world
+from weft.systems.draw.faces import TEAR, WHITE, BodyFrames, face_rows
+from weft.systems.draw.fills import FillBatch, fan_triangles, fan_vertices
+from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.splines import closed_spline, open_spline_matrix
+from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, polyline_rows
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.softbody import head_line
+from weft.systems.world import by_entity
 
 if TYPE_CHECKING:
     from arcade.gl import Context

@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from systems.draw.strokes import SEGMENT_FIELDS, segments
+from weft.systems.draw.strokes import SEGMENT_FIELDS, segments
 
 FloatArray = npt.NDArray[np.float64]
 IndexArray = npt.NDArray[np.int64]

@@ -15,7 +15,7 @@ Textures are uploaded with premultiplied alpha and blended with
 the colour of a clear texel (often black) into the edge of an opaque one,
 and the skin gets a dark fringe; premultiplied, a clear texel adds nothing.
 The mipmaps are box-filtered on the CPU from the premultiplied image and
-uploaded level by level (see ``systems.draw.textures`` for why not
+uploaded level by level (see ``weft.systems.draw.textures`` for why not
 ``glGenerateMipmap``). The mesh's ``uvs`` have v = 0 at the bottom of the
 image, and GL's first texture row is its bottom one: the image is flipped
 once on load.
@@ -59,13 +59,13 @@ import numpy.typing as npt
 from arcade.gl import BufferDescription
 from PIL import Image
 
-from components.skinned import Skinned
-from systems.draw.options import DrawOptions
-from systems.draw.strokes import StrokeBatch, segments
-from systems.draw.textures import upload_mipmaps
-from systems.kernels.skinning import rigid_positions
-from systems.schedule import Stage, Step, System
-from systems.world import by_entity
+from weft.components.skinned import Skinned
+from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.strokes import StrokeBatch, segments
+from weft.systems.draw.textures import upload_mipmaps
+from weft.systems.kernels.skinning import rigid_positions
+from weft.systems.schedule import Stage, Step, System
+from weft.systems.world import by_entity
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry, Texture2D

@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from components import ClothLook
-from systems.draw.patterns import pattern_image
+from weft.components import ClothLook
+from weft.systems.draw.patterns import pattern_image
 
 if TYPE_CHECKING:
     from arcade.gl import Context, Texture2D

@@ -9,10 +9,10 @@ import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
 
-from components import DistanceStore, ThreadKind
-from systems import world
-from systems.draw.options import DrawOptions
-from systems.schedule import Stage, Step, System
+from weft.components import DistanceStore, ThreadKind
+from weft.systems import world
+from weft.systems.draw.options import DrawOptions
+from weft.systems.schedule import Stage, Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Context

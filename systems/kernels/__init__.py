@@ -3,46 +3,95 @@
 Each file holds one algorithm. Kernels are deterministic (no fastmath, no
 parallel reductions), so the same inputs give the same outputs bit for bit.
 
-numba's cache checks a kernel against its own file only, but a kernel is
-compiled together with the kernels it calls (``box_frame.step_box_frame``
-holds the solver, the contacts and the grid). After an edit to one of
-those, the old code would run on, or crash. So a digest of every kernel
-file is kept beside numba's cache, and when it changes the cache is
-dropped before any kernel loads (a minute of compiling once; an installed
-copy never changes).
+Where numba caches them: in a folder of the user's cache named by a digest
+of every kernel file (``~/.cache/weft/kernels/<digest>``, or under
+``$NUMBA_CACHE_DIR`` when that is set), never inside the package, which may
+be an installed, read-only copy. numba checks a cached kernel against its
+own file only, but a kernel is compiled together with the kernels it calls
+(``box_frame.step_box_frame`` holds the solver, the contacts and the grid):
+after an edit to one of those, the old code would run on, or crash. A
+folder per digest makes any edit a fresh cache (a minute of compiling
+once); the oldest folders beyond ``KEPT_CACHES`` are removed.
+
+Every kernel module is imported here, with numba's cache folder set to ours
+for the time it takes to decorate them, and the setting put back: a host
+game's own numba functions keep caching where it told numba to.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from pathlib import Path
 
-SOURCES_STAMP = "kernel-sources.sha256"
-"""The file in ``__pycache__`` holding the digest of the kernel files the cache there was built from."""
+import numba
+
+from weft.folders import user_cache
+
+KEPT_CACHES = 4
+"""Cache folders kept, the newest by use: a few versions or checkouts side by side, 7 MB each."""
 
 
-def drop_stale_cache(folder: Path) -> bool:
-    """Delete numba's cache files in ``folder/__pycache__`` when the ``*.py`` files of ``folder``
-    differ from those it was built from; returns whether it did (or stamped a cache anew). A folder
-    it may not write to is left as it is (numba then caches elsewhere)."""
+def sources_digest(folder: Path) -> str:
+    """The sha256 of the names and contents of the ``*.py`` files of ``folder``."""
     digest = hashlib.sha256()
     for source in sorted(folder.glob("*.py")):
         digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    cache = folder / "__pycache__"
-    stamp = cache / SOURCES_STAMP
-    try:
-        if stamp.read_text() == digest.hexdigest():
-            return False
-    except OSError:
-        pass  # no stamp yet
-    try:
-        for built in (*cache.glob("*.nbi"), *cache.glob("*.nbc")):
-            built.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:
-        return False
-    return True
+    return digest.hexdigest()
 
 
-drop_stale_cache(Path(__file__).resolve().parent)
+def cache_folder(sources: Path, base: Path) -> Path:
+    """The cache folder for the kernels in ``sources``: ``base/<first 16 hex of their digest>``,
+    created and marked as just used; older siblings beyond ``KEPT_CACHES`` are deleted. A ``base``
+    that cannot be written is left alone (numba then caches in its own fallback folder)."""
+    folder = base / sources_digest(sources)[:16]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.utime(folder)  # the newest by use, so pruning spares it
+    except OSError:
+        return folder
+    siblings = sorted((p for p in base.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    for stale in siblings[:-KEPT_CACHES]:
+        if stale != folder:
+            shutil.rmtree(stale, ignore_errors=True)
+    return folder
+
+
+def _base() -> Path:
+    configured = os.environ.get("NUMBA_CACHE_DIR")
+    return Path(configured) / "weft" if configured else user_cache("kernels")
+
+
+CACHE_DIR = cache_folder(Path(__file__).resolve().parent, _base())
+"""Where numba keeps this copy's compiled kernels."""
+
+_host_cache_dir = numba.config.CACHE_DIR
+numba.config.CACHE_DIR = str(CACHE_DIR)
+try:
+    from weft.systems.kernels import (  # noqa: F401  decorated now, so cached in CACHE_DIR
+        bone_weights,
+        bones,
+        bounds,
+        box_batches,
+        box_contacts,
+        box_frame,
+        box_grid,
+        box_particles,
+        box_sleep,
+        box_solver,
+        collide,
+        distance,
+        fields,
+        grid,
+        joint_limits,
+        measure,
+        pins,
+        skinning,
+        softbody,
+        sweep,
+        tear,
+        verlet,
+    )
+finally:
+    numba.config.CACHE_DIR = _host_cache_dir

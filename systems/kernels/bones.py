@@ -1,7 +1,7 @@
 """Bone frames: from particle pairs (a Verlet ragdoll) or from local frames down the hierarchy (keyframes).
 
 A frame is a 2×3 affine matrix whose columns are the bone's x axis, y axis
-and origin in model space (see ``components.skeleton``).
+and origin in model space (see ``weft.components.skeleton``).
 """
 
 from __future__ import annotations

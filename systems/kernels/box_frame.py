@@ -14,15 +14,15 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_contacts import (
+from weft.systems.kernels.box_contacts import (
     PARALLEL_PAIRS,
     collide_boxes,
     remember_impulses,
     warm_from_last,
     warm_from_table,
 )
-from systems.kernels.box_grid import box_motion, pairs_still_hold
-from systems.kernels.box_solver import ONLY_PRANGE, step_boxes
+from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
+from weft.systems.kernels.box_solver import ONLY_PRANGE, step_boxes
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
 """What ``step_box_frame`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs

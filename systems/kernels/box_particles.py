@@ -16,8 +16,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_grid import extent
-from systems.kernels.box_sleep import wake_island
+from weft.systems.kernels.box_grid import extent
+from weft.systems.kernels.box_sleep import wake_island
 
 
 @numba.njit(cache=True)

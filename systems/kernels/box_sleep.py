@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_grid import farthest_move
+from weft.systems.kernels.box_grid import farthest_move
 
 
 @numba.njit(cache=True)

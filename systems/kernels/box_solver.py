@@ -46,7 +46,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_batches import (
+from weft.systems.kernels.box_batches import (
     BATCHES,
     BODIES,
     CAPACITY,

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.box_sleep import wake_island
+from weft.systems.kernels.box_sleep import wake_island
 
 
 @numba.njit(cache=True)

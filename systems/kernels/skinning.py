@@ -17,7 +17,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from systems.kernels.bones import compose_frame
+from weft.systems.kernels.bones import compose_frame
 
 
 @numba.njit(cache=True)

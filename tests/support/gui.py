@@ -13,7 +13,7 @@ import sys
 
 
 def import_gui_headless() -> None:
-    """Make ``import arcade.gui`` (and so ``game.window``) work offscreen."""
+    """Make ``import arcade.gui`` (and so ``weft.game.window``) work offscreen."""
     os.environ.setdefault("ARCADE_HEADLESS", "1")
     if "arcade.gui" in sys.modules:
         return

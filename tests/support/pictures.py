@@ -12,10 +12,10 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from systems.schedule import Step
+from weft.systems.schedule import Step
 
 if TYPE_CHECKING:
-    from game.offscreen import Offscreen
+    from weft.game.offscreen import Offscreen
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from game.offscreen import Offscreen
-from game.session import Session
-from game.simulation import Simulation
 from support.worlds import simulate
+from weft.game.offscreen import Offscreen
+from weft.game.session import Session
+from weft.game.simulation import Simulation
 
 Opened = list[tuple[Session, Offscreen]]
 

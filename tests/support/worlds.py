@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from components import ThreadKind
-from game.level.load import validate
-from game.simulation import Simulation
+from weft.components import ThreadKind
+from weft.game.level.load import validate
+from weft.game.simulation import Simulation
 
 INLINE = Path("inline.toml")
 

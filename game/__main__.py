@@ -1,7 +1,0 @@
-"""``python -m game``: see ``game.cli``."""
-
-import sys
-
-from game.cli import main
-
-sys.exit(main())
