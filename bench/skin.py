@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from weft.bench.measure import SceneResult, median_frame_ms
-from weft.components.skeleton import Skeleton, skeleton_from_segments
+from weft.components.skeleton import Bones, skeleton_from_segments
 from weft.components.skin import SkinnedMesh, make_skinned_mesh
 from weft.systems.kernels.bone_weights import automatic_weights
 from weft.systems.kernels.bones import local_from_angles, pose_from_local
@@ -31,7 +31,7 @@ WIDTH = 120.0
 """px across the strip."""
 
 
-def build() -> tuple[Skeleton, SkinnedMesh]:
+def build() -> tuple[Bones, SkinnedMesh]:
     """The skeleton (a chain along x) and its mesh (a grid over the strip, automatic weights)."""
     heads = np.column_stack([np.arange(BONES) * BONE_LENGTH, np.zeros(BONES)])
     tails = heads + np.array([BONE_LENGTH, 0.0])

@@ -3,12 +3,12 @@
 Nothing here imports arcade, esper systems or the game: components describe, systems act.
 """
 
-from weft.components.circles import REFERENCE_RADIUS, Balls, Broadphase
-from weft.components.cloth import Cloth, ClothLook, PinLayout
+from weft.components.circles import REFERENCE_RADIUS, BallSet, Broadphase
+from weft.components.cloth import ClothLook, PinLayout, Sheet
 from weft.components.distances import DistanceMode, DistanceStore, ThreadKind
 from weft.components.particles import ParticleKind, ParticleStore
 from weft.components.pins import PinStore
-from weft.components.rigid import CORRECTIONS, Boxes, BoxGrid, ContactStore, RigidSettings, RigidStore
+from weft.components.rigid import CORRECTIONS, BoxGrid, BoxSet, ContactStore, RigidSettings, RigidStore
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from weft.components.softbody import CreatureLook, Legs, SoftBody
 from weft.components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
@@ -18,14 +18,13 @@ __all__ = [
     "CORRECTIONS",
     "FRAME_DT",
     "REFERENCE_RADIUS",
-    "Balls",
+    "BallSet",
     "Blasts",
     "BoxGrid",
-    "Boxes",
+    "BoxSet",
     "Broadphase",
     "Clip",
     "Clock",
-    "Cloth",
     "ClothLook",
     "ContactStore",
     "CreatureLook",
@@ -45,6 +44,7 @@ __all__ = [
     "RigidSettings",
     "RigidStore",
     "Shake",
+    "Sheet",
     "SkinLook",
     "Skinned",
     "SoftBody",

@@ -13,7 +13,7 @@ REFERENCE_RADIUS = 5.0
 
 
 @dataclass
-class Balls:
+class BallSet:
     """A set of circles: one entity per ``[[balls]]`` entry (and one for poured circles).
 
     Its particles are those whose ``owner`` is this entity: pouring adds

@@ -38,7 +38,7 @@ class ClothLook:
 
 
 @dataclass
-class Cloth:
+class Sheet:
     """One sheet of ``cols x rows`` points; point ``(c, r)`` is ``particles[r * cols + c]``.
 
     Threads are stored structural first (row by row: the row's horizontals,

@@ -229,7 +229,7 @@ class ContactStore:
 
 
 @dataclass
-class Boxes:
+class BoxSet:
     """A set of rigid boxes: one entity per ``[[boxes]]`` entry; its rows in the ``RigidStore``."""
 
     name: str

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 
 @dataclass
-class Skeleton:
+class Bones:
     """A hierarchy of bones: where each was when the mesh was made, and where it is now.
 
     Bones are listed parents first (``parent[k] < k``, ``-1`` for a root), so
@@ -63,7 +63,7 @@ def make_skeleton(
     bind: npt.ArrayLike,
     length: npt.ArrayLike | None = None,
     names: list[str] | tuple[str, ...] | None = None,
-) -> Skeleton:
+) -> Bones:
     """A skeleton from parent indices ``(n,)`` and bind frames ``(n, 2, 3)``, posed in its bind pose.
 
     ``length`` ``(n,)`` defaults to 0 (a bone as a point); ``names`` to
@@ -108,7 +108,7 @@ def make_skeleton(
     bind_local[child] = compose_frames(inverse_bind[parent[child]], bind[child])
     skinning = np.zeros_like(bind)
     skinning[:, 0, 0] = skinning[:, 1, 1] = 1.0
-    return Skeleton(
+    return Bones(
         names, parent, length, bind, inverse_bind, bind_local, bind_local.copy(), bind.copy(), skinning
     )
 
@@ -118,7 +118,7 @@ def skeleton_from_segments(
     heads: npt.ArrayLike,
     tails: npt.ArrayLike,
     names: list[str] | tuple[str, ...] | None = None,
-) -> Skeleton:
+) -> Bones:
     """A skeleton whose bind frames run from ``heads`` to ``tails`` ``(n, 2)``, unit scale.
 
     The form of a particle-driven bone: origin at the head, x axis along the

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from weft.components.skeleton import Skeleton
+from weft.components.skeleton import Bones
 from weft.components.skin import SkinnedMesh
 
 
@@ -37,7 +37,7 @@ class Skinned:
     """
 
     name: str
-    skeleton: Skeleton
+    skeleton: Bones
     mesh: SkinnedMesh
     look: SkinLook
     heads: npt.NDArray[np.int64]

@@ -12,7 +12,7 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import Balls, Boxes, Cloth, SoftBody, Stores, WorldSettings
+from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Ragdoll, Skinned
 from weft.game.level.build import (
     box_sets,
@@ -33,7 +33,7 @@ from weft.systems.schedule import Schedule
 from weft.systems.skeletons import joint_positions
 from weft.systems.warmup import warm_kernels
 
-Body = Cloth | Balls | SoftBody | Boxes | Skinned
+Body = Sheet | BallSet | SoftBody | BoxSet | Skinned
 """What ``Simulation.bodies`` lists."""
 
 _LOOK_KEYS = {"pattern", "pattern_size", "texture", "colors"}
@@ -174,7 +174,7 @@ class Simulation:
             return False
         return True
 
-    def _tune_cloth(self, entity: int, cloth: Cloth, index: int, key: str) -> bool:
+    def _tune_cloth(self, entity: int, cloth: Sheet, index: int, key: str) -> bool:
         """Apply a cloth key in place; False when only a rebuild can apply it."""
         table = self.level.model.cloth[index]
         distances = self.stores.distances
@@ -217,7 +217,7 @@ class Simulation:
         self.activate()
         return [
             *cloths(),
-            *world.by_entity(Balls),
+            *world.by_entity(BallSet),
             *world.by_entity(SoftBody),
             *box_sets(),
             *world.by_entity(Skinned),
@@ -240,9 +240,9 @@ class Simulation:
                 joints = esper.component_for_entity(entity, Ragdoll).particles
                 return np.arange(joints.start, joints.stop)
             return np.zeros(0, dtype=np.int64)
-        if isinstance(body, Boxes):
+        if isinstance(body, BoxSet):
             return np.arange(body.bodies.start, body.bodies.stop)
-        if isinstance(body, Cloth):
+        if isinstance(body, Sheet):
             return np.arange(body.particles.start, body.particles.stop)
         if isinstance(body, SoftBody):
             return body.particles
@@ -256,7 +256,7 @@ class Simulation:
         if name is None:
             return particles.pos[: particles.count].copy()
         body = self.body(name)[1]
-        if isinstance(body, Boxes):
+        if isinstance(body, BoxSet):
             return self.stores.rigid.pos[self.indices(name)]
         if isinstance(body, Skinned):
             return joint_positions(body)
@@ -303,14 +303,14 @@ class Simulation:
         bodies: dict[str, Any] = {}
         for _, body in self.bodies():
             index = self.indices(body.name)
-            if isinstance(body, Boxes):
+            if isinstance(body, BoxSet):
                 poses = self.poses(body.name)
                 bodies[body.name] = {
                     "kind": "boxes",
                     "positions": poses[:, :2].tolist(),
                     "angles": poses[:, 2].tolist(),
                 }
-            elif isinstance(body, Cloth):
+            elif isinstance(body, Sheet):
                 bodies[body.name] = {"kind": "cloth", "positions": particles.pos[index].tolist()}
             elif isinstance(body, Skinned):
                 bodies[body.name] = {"kind": "skeleton", "positions": joint_positions(body).tolist()}

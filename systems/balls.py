@@ -8,7 +8,7 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import REFERENCE_RADIUS, Balls, ParticleKind, Pour, Stores
+from weft.components import REFERENCE_RADIUS, BallSet, ParticleKind, Pour, Stores
 from weft.systems import world
 from weft.systems.schedule import Stage, Step, System
 from weft.systems.world import by_entity
@@ -74,10 +74,10 @@ def lattice_capacity(radius_max: float, region: tuple[float, float, float, float
 
 def poured_set(stores: Stores) -> int:
     """The entity poured circles belong to, made the first time."""
-    for entity, balls in by_entity(Balls):
+    for entity, balls in by_entity(BallSet):
         if balls.name == POURED:
             return entity
-    return esper.create_entity(Balls(name=POURED))
+    return esper.create_entity(BallSet(name=POURED))
 
 
 class PourSystem(System):

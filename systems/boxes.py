@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import CORRECTIONS, Boxes, BoxGrid, Grab, RigidStore, Stores
+from weft.components import CORRECTIONS, BoxGrid, BoxSet, Grab, RigidStore, Stores
 from weft.components.growth import grow
 from weft.components.tools import NOTHING
 from weft.systems import world
@@ -83,11 +83,11 @@ def build_boxes(
     fixed: bool,
     iterations: int,
     colors: tuple[tuple[int, int, int, int], ...],
-) -> Boxes:
+) -> BoxSet:
     """Add boxes of one ``size`` at ``centers`` ``(n, 2)`` turned by ``angles`` ``(n,)`` radians."""
     half = np.tile(np.array(size, dtype=np.float64) * 0.5, (len(centers), 1))
     rows = stores.rigid.add(centers, angles, half, density, friction, entity, fixed, iterations)
-    return Boxes(name=name, bodies=rows, colors=colors)
+    return BoxSet(name=name, bodies=rows, colors=colors)
 
 
 def box_at(store: RigidStore, x: float, y: float) -> int:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import Cloth, ClothLook, PinLayout, Stores, ThreadKind
+from weft.components import ClothLook, PinLayout, Sheet, Stores, ThreadKind
 from weft.systems.pins import pin, unpin_owned_by
 
 
@@ -28,10 +28,10 @@ def build_cloth(
     bend: bool = False,
     pins: PinLayout | None = None,
     look: ClothLook | None = None,
-) -> Cloth:
+) -> Sheet:
     """Add a ``cols x rows`` sheet hanging down from ``origin`` (its top-left point) and pin it.
 
-    Returns the ``Cloth`` component to put on entity ``owner``. ``tear_ratio``
+    Returns the ``Sheet`` component to put on entity ``owner``. ``tear_ratio``
     ``inf`` makes an untearable sheet; shear and bend threads never tear on
     their own but die with the structural threads they lean on.
     """
@@ -116,7 +116,7 @@ def build_cloth(
 
     triangles, triangle_threads = _triangles(grid, horizontal, vertical)
     uv = np.column_stack([c.ravel() / max(cols - 1, 1), 1.0 - r.ravel() / max(rows - 1, 1)])
-    cloth = Cloth(
+    cloth = Sheet(
         name=name,
         cols=cols,
         rows=rows,
@@ -170,7 +170,7 @@ def pinned_points(layout: PinLayout, cols: int, rows: int) -> list[tuple[int, in
     raise ValueError(f"unknown pin layout {layout.kind!r}: expected every, ends, top, list or none")
 
 
-def layout_pins(stores: Stores, owner: int, cloth: Cloth) -> None:
+def layout_pins(stores: Stores, owner: int, cloth: Sheet) -> None:
     """Replace the sheet's pins by those of ``cloth.pins``: at their anchors, else where it was built."""
     unpin_owned_by(stores, owner)
     anchors = (

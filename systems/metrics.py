@@ -8,7 +8,7 @@ import math
 import esper
 import numpy as np
 
-from weft.components import Balls, Boxes, Cloth, Skinned, SoftBody, Stores
+from weft.components import BallSet, BoxSet, Sheet, Skinned, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
 from weft.systems.schedule import Stage, Step, System
@@ -161,7 +161,7 @@ class MetricsSystem(System):
         return last if last < len(self.moves) else None
 
 
-BODY_TYPES = (Cloth, Balls, SoftBody, Boxes, Skinned)
+BODY_TYPES = (Sheet, BallSet, SoftBody, BoxSet, Skinned)
 """Component types that make an entity a body, for ``counts.bodies``."""
 
 

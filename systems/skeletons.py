@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import DistanceMode, ParticleKind, Stores
-from weft.components.skeleton import Skeleton, skeleton_from_segments
+from weft.components.skeleton import Bones, skeleton_from_segments
 from weft.components.skin import SkinnedMesh
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from weft.systems import world
@@ -300,7 +300,7 @@ def joint_positions(skinned: Skinned) -> FloatArray:
     return out
 
 
-def skin(skeleton: Skeleton, mesh: SkinnedMesh) -> None:
+def skin(skeleton: Bones, mesh: SkinnedMesh) -> None:
     """Skin ``mesh`` in the skeleton's current pose (positions and outline normals)."""
     skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
     skin_vertices_and_normals(

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from support.cli import run_game
 
 from weft.game.level import LevelError, load_level
-from weft.game.level.schema import ClothTable
+from weft.game.level.schema import Cloth
 from weft.game.level.tiled_classes import CLASSES, PROJECT_FILE, property_types
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
@@ -360,7 +360,7 @@ def test_properties_left_at_their_defaults_equal_properties_omitted(tmp_path: Pa
         assert level_of(tmp_path, [full]) == level_of(tmp_path, [bare]), cls
     # and a cloth of defaults is a TOML cloth of defaults
     cloth = level_of(tmp_path, [shape(1, "cloth", 100, 100, 130, 65)])["cloth"][0]
-    defaults = ClothTable().model_dump()
+    defaults = Cloth().model_dump()
     for key in ("spacing", "mass", "thickness", "tear_ratio", "compliance", "pattern", "pattern_size"):
         assert cloth[key] == defaults[key], key
 

@@ -10,11 +10,10 @@ import esper
 import numpy as np
 
 from weft.components import (
-    Balls,
+    BallSet,
     Blasts,
-    Boxes,
+    BoxSet,
     Clock,
-    Cloth,
     ClothLook,
     CreatureLook,
     CutStroke,
@@ -25,6 +24,7 @@ from weft.components import (
     Press,
     RigidSettings,
     Shake,
+    Sheet,
     SoftBody,
     Stores,
     Wind,
@@ -34,8 +34,8 @@ from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from weft.game.level.fields import rgba
 from weft.game.level.load import LoadedLevel
 from weft.game.level.problems import Problem, file_label
-from weft.game.level.schema import BallsTable, BoxesTable, ClothTable, CreatureTable, Level
-from weft.game.level.skeletons import SkeletonTable
+from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level
+from weft.game.level.skeletons import Skeleton
 from weft.systems.balls import add_circles, packed_centers
 from weft.systems.boxes import build_boxes, pyramid_centers, stack_centers
 from weft.systems.cloth import build_cloth
@@ -91,7 +91,7 @@ def has_circles(model: Level) -> bool:
     return bool(model.balls) or "pour" in model.tools.available
 
 
-def pin_layout(table: ClothTable) -> PinLayout:
+def pin_layout(table: Cloth) -> PinLayout:
     """The ``PinLayout`` of a cloth table's ``pins``."""
     pins = table.pins
     return PinLayout(
@@ -102,7 +102,7 @@ def pin_layout(table: ClothTable) -> PinLayout:
     )
 
 
-def cloth_look(table: ClothTable, level: LoadedLevel) -> ClothLook:
+def cloth_look(table: Cloth, level: LoadedLevel) -> ClothLook:
     """The ``ClothLook`` of a cloth table; texture paths become absolute."""
     texture = str((level.directory / table.texture).resolve()) if table.texture else None
     return ClothLook(
@@ -139,7 +139,7 @@ def build_world(level: LoadedLevel) -> int:
         )
         esper.add_component(entity, cloth)
     for table in model.balls:
-        build_balls(stores, esper.create_entity(Balls(name=table.name)), table)
+        build_balls(stores, esper.create_entity(BallSet(name=table.name)), table)
     for table in model.creature:
         entity = esper.create_entity()
         esper.add_component(entity, creature(stores, entity, table))
@@ -164,7 +164,7 @@ def build_world(level: LoadedLevel) -> int:
     )
 
 
-def creature(stores: Stores, entity: int, table: CreatureTable) -> SoftBody:
+def creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
     """The creature a ``[[creature]]`` table describes, its particles added to the stores."""
     return build_creature(
         stores,
@@ -185,7 +185,7 @@ def creature(stores: Stores, entity: int, table: CreatureTable) -> SoftBody:
     )
 
 
-def boxes(stores: Stores, entity: int, table: BoxesTable) -> Boxes:
+def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
     size = (table.size[0], table.size[1])
     base = (table.base[0], table.base[1])
@@ -214,7 +214,7 @@ def boxes(stores: Stores, entity: int, table: BoxesTable) -> Boxes:
 
 
 def skeleton(
-    stores: Stores, entity: int, table: SkeletonTable, level: LoadedLevel
+    stores: Stores, entity: int, table: Skeleton, level: LoadedLevel
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """The character a ``[[skeleton]]`` table describes: its skin, and its ragdoll (in the stores) or clip."""
     names = [joint.name for joint in table.joints]
@@ -302,7 +302,7 @@ def skeleton_problems(level: LoadedLevel) -> list[Problem]:
     return problems
 
 
-def _joint_box(table: SkeletonTable) -> list[float]:
+def _joint_box(table: Skeleton) -> list[float]:
     """The joints' bounding box grown by the skin's margin, relative to the skeleton's position."""
     at = np.array([joint.at for joint in table.joints], dtype=np.float64)
     margin = max(table.skin.margin, 1.0)  # joints in a line still make a rectangle with an inside
@@ -323,7 +323,7 @@ def _alpha(path: str) -> np.ndarray:
         ) from None
 
 
-def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:
+def build_balls(stores: Stores, entity: int, table: Balls) -> None:
     """Add a ``[[balls]]`` set's circles: at its positions, or packed into its region; sizes from its seed."""
     rng = np.random.default_rng(table.seed)
     low, high = table.radius
@@ -339,11 +339,11 @@ def build_balls(stores: Stores, entity: int, table: BallsTable) -> None:
         stores.particles.inv_mass[added.start : added.stop] = 0.0
 
 
-def cloths() -> list[tuple[int, Cloth]]:
+def cloths() -> list[tuple[int, Sheet]]:
     """Every cloth of the active world, in creation (level) order."""
-    return by_entity(Cloth)
+    return by_entity(Sheet)
 
 
-def box_sets() -> list[tuple[int, Boxes]]:
+def box_sets() -> list[tuple[int, BoxSet]]:
     """Every box set of the active world, in creation (level) order."""
-    return by_entity(Boxes)
+    return by_entity(BoxSet)

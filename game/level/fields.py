@@ -6,16 +6,48 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+import numpy as np
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
 
 
-class Table(BaseModel):
+class _TableType(type(BaseModel)):  # type: ignore[misc]
+    """Making a table from Python (``weft.Cloth(cols=40, origin=(200, 650))``) takes tuples and
+    numpy arrays and numbers as lists and plain numbers, and a mistake raises the ``LevelError``
+    a level file would give, naming the key (``weft.Cloth: cols: expected an integer >= 1, got
+    -3``). Only a direct call comes here: pydantic validates the tables inside a table, and a
+    level file's, without calling their class, so their problems are gathered as before."""
+
+    def __call__(cls, /, **data: Any) -> Any:
+        try:
+            return super().__call__(**{key: plain(value) for key, value in data.items()})
+        except ValidationError as error:
+            # problems needs the schema, which needs this module: imported when a mistake is made
+            from weft.game.level.problems import LevelError, problems_from_validation
+
+            raise LevelError(problems_from_validation(error, f"weft.{cls.__name__}", root=cls)) from None
+
+
+class Table(BaseModel, metaclass=_TableType):
     """A TOML table: unknown keys are errors, types are strict (TOML has real ints,
     floats and booleans; ``"5"`` is not a number), NaN and infinity are rejected."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, validate_default=True)
+
+
+def plain(value: Any) -> Any:
+    """What a TOML reader would have given for a Python value: lists for tuples and numpy arrays,
+    Python numbers for numpy's (the strict tables take nothing else)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
 
 
 def when(key: str, value: str, then: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from weft.game.level.fields import (
     Vec2,
     when,
 )
-from weft.game.level.skeletons import SkeletonTable
+from weft.game.level.skeletons import Skeleton
 from weft.game.level.system_table import SystemTable
 from weft.systems.balls import lattice_capacity
 
@@ -135,7 +135,7 @@ class RigidTable(Table):
     )
 
 
-class WorldTable(Table):
+class World(Table):
     """Settings of the whole simulation."""
 
     gravity: Acceleration = Field([0.0, -980.0], description="Acceleration [x, y], px/s² (y up).")
@@ -226,7 +226,7 @@ class PinsTable(Table):
         return self
 
 
-class ClothTable(Table):
+class Cloth(Table):
     """A tearable sheet of points and threads."""
 
     name: str = Field("cloth", description="Name of the sheet in state files and `--set` keys.")
@@ -280,7 +280,7 @@ class ClothTable(Table):
     )
 
     @model_validator(mode="after")
-    def _pins_on_the_sheet(self) -> ClothTable:
+    def _pins_on_the_sheet(self) -> Cloth:
         if self.cols * self.rows < 2:
             raise AtKey("cols", f"expected at least 2 points in all, got {self.cols} × {self.rows}")
         for k, (col, row) in enumerate(self.pins.points):
@@ -296,7 +296,7 @@ class ClothTable(Table):
 Range = Annotated[list[Annotated[float, Field(ge=0.5, le=100.0)]], Field(min_length=2, max_length=2)]
 
 
-class BallsTable(Table):
+class Balls(Table):
     """A set of circles, packed into a rectangle at the start."""
 
     name: str = Field("balls", description="Name of the set in state files.")
@@ -319,7 +319,7 @@ class BallsTable(Table):
     fixed: bool = Field(False, description="Whether the circles never move: obstacles for everything else.")
 
     @model_validator(mode="after")
-    def _fits(self) -> BallsTable:
+    def _fits(self) -> Balls:
         low, high = self.radius
         if low > high:
             raise AtKey("radius", f"expected [min, max] with min <= max, got {self.radius}")
@@ -339,7 +339,7 @@ class BallsTable(Table):
         return self
 
 
-class CreatureTable(Table):
+class Creature(Table):
     """A round creature with four short legs: a ring of points kept inflated by pressure."""
 
     name: str = Field("creature", description="Name of the creature in state files.")
@@ -372,7 +372,7 @@ BOX_LAYOUTS = ("stack", "pyramid", "list")
 MAX_BOXES = 20000
 
 
-class BoxesTable(Table):
+class Boxes(Table):
     """A set of rigid boxes of one size: a stack, a pyramid, or boxes placed one by one."""
 
     model_config = ConfigDict(
@@ -435,7 +435,7 @@ class BoxesTable(Table):
     )
 
     @model_validator(mode="after")
-    def _layout_is_complete(self) -> BoxesTable:
+    def _layout_is_complete(self) -> Boxes:
         if self.layout == "list" and not self.positions:
             raise AtKey("positions", 'expected at least one [x, y] for layout "list", got none')
         if self.angles_deg and len(self.angles_deg) != len(self.positions):
@@ -524,12 +524,12 @@ class Level(Table):
     """A whole level file."""
 
     level: LevelInfo = Field(default_factory=LevelInfo, description="See [level].")
-    world: WorldTable = Field(default_factory=WorldTable, description="See [world].")
-    cloth: list[ClothTable] = Field([], description="Cloth sheets, each a [[cloth]] table.")
-    balls: list[BallsTable] = Field([], description="Sets of circles, each a [[balls]] table.")
-    creature: list[CreatureTable] = Field([], description="Soft-body creatures, each a [[creature]] table.")
-    boxes: list[BoxesTable] = Field([], description="Sets of rigid boxes, each a [[boxes]] table.")
-    skeleton: list[SkeletonTable] = Field(
+    world: World = Field(default_factory=World, description="See [world].")
+    cloth: list[Cloth] = Field([], description="Cloth sheets, each a [[cloth]] table.")
+    balls: list[Balls] = Field([], description="Sets of circles, each a [[balls]] table.")
+    creature: list[Creature] = Field([], description="Soft-body creatures, each a [[creature]] table.")
+    boxes: list[Boxes] = Field([], description="Sets of rigid boxes, each a [[boxes]] table.")
+    skeleton: list[Skeleton] = Field(
         [], description="Skinned characters (ragdolls or keyframed), each a [[skeleton]] table."
     )
     system: list[SystemTable] = Field(

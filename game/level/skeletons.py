@@ -229,7 +229,7 @@ class ClipTable(Table):
         return self
 
 
-class SkeletonTable(Table):
+class Skeleton(Table):
     """A character: a skeleton of joints and bones, and a skin the bones move."""
 
     model_config = ConfigDict(json_schema_extra=when("drive", "clip", {"required": ["clip"]}))
@@ -260,7 +260,7 @@ class SkeletonTable(Table):
     clip: ClipTable | None = Field(None, description='Keyframes; required when drive = "clip".')
 
     @model_validator(mode="after")
-    def _names_resolve(self) -> SkeletonTable:
+    def _names_resolve(self) -> Skeleton:
         joints = [joint.name for joint in self.joints]
         for k, name in enumerate(joints):
             if joints.index(name) != k:

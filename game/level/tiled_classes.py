@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from weft.folders import PACKAGE_DIR
-from weft.game.level.schema import PATTERNS, BallsTable, BoxesTable, ClothTable
+from weft.game.level.schema import PATTERNS, Balls, Boxes, Cloth
 from weft.levels import LEVELS_DIR
 
 PropertyType = Literal["bool", "int", "float", "string", "color", "file", "object"]
@@ -74,7 +74,7 @@ CLOTH = TiledClass(
     members=(
         Member("cols", "int", 0, "Points across; 0: as many as fit the rectangle's width at `spacing`."),
         Member("rows", "int", 0, "Points down; 0: as many as fit the rectangle's height at `spacing`."),
-        Member("spacing", "float", _default(ClothTable, "spacing"), "Rest distance between points, px."),
+        Member("spacing", "float", _default(Cloth, "spacing"), "Rest distance between points, px."),
         Member(
             "pins",
             "string",
@@ -83,22 +83,20 @@ CLOTH = TiledClass(
             enum="pin_layout",
         ),
         Member("pin_every", "int", 4, 'N for pins "every": every N-th point of the top row.'),
-        Member("mass", "float", _default(ClothTable, "mass"), "Mass of each point."),
-        Member("thickness", "float", _default(ClothTable, "thickness"), "Thickness, px."),
-        Member("tearable", "bool", _default(ClothTable, "tearable"), "Whether overloaded threads break."),
+        Member("mass", "float", _default(Cloth, "mass"), "Mass of each point."),
+        Member("thickness", "float", _default(Cloth, "thickness"), "Thickness, px."),
+        Member("tearable", "bool", _default(Cloth, "tearable"), "Whether overloaded threads break."),
         Member(
             "tear_ratio",
             "float",
-            _default(ClothTable, "tear_ratio"),
+            _default(Cloth, "tear_ratio"),
             "A thread breaks when longer than tear_ratio × its rest length.",
         ),
-        Member("compliance", "float", _default(ClothTable, "compliance"), "XPBD compliance; 0 is rigid."),
-        Member("shear", "bool", _default(ClothTable, "shear"), "Hidden diagonal threads against shearing."),
-        Member("bend", "bool", _default(ClothTable, "bend"), "Hidden skip-one threads against folding."),
-        Member("pattern", "string", _default(ClothTable, "pattern"), "Procedural pattern.", enum="pattern"),
-        Member(
-            "pattern_size", "float", _default(ClothTable, "pattern_size"), "One repeat of the pattern, px."
-        ),
+        Member("compliance", "float", _default(Cloth, "compliance"), "XPBD compliance; 0 is rigid."),
+        Member("shear", "bool", _default(Cloth, "shear"), "Hidden diagonal threads against shearing."),
+        Member("bend", "bool", _default(Cloth, "bend"), "Hidden skip-one threads against folding."),
+        Member("pattern", "string", _default(Cloth, "pattern"), "Procedural pattern.", enum="pattern"),
+        Member("pattern_size", "float", _default(Cloth, "pattern_size"), "One repeat of the pattern, px."),
         Member("texture", "file", "", "Image stretched over the sheet (replaces the pattern); empty: none."),
     ),
 )
@@ -120,10 +118,10 @@ EMITTER = TiledClass(
     color="#ff3a86ff",
     members=(
         Member("count", "int", 100, "How many circles."),
-        Member("radius_min", "float", _default(BallsTable, "radius")[0], "Smallest radius, px."),
-        Member("radius_max", "float", _default(BallsTable, "radius")[1], "Largest radius, px."),
-        Member("seed", "int", _default(BallsTable, "seed"), "Seed of the sizes and the packing's jitter."),
-        Member("fixed", "bool", _default(BallsTable, "fixed"), "Whether the circles never move."),
+        Member("radius_min", "float", _default(Balls, "radius")[0], "Smallest radius, px."),
+        Member("radius_max", "float", _default(Balls, "radius")[1], "Largest radius, px."),
+        Member("seed", "int", _default(Balls, "seed"), "Seed of the sizes and the packing's jitter."),
+        Member("fixed", "bool", _default(Balls, "fixed"), "Whether the circles never move."),
     ),
 )
 
@@ -133,9 +131,9 @@ BOX = TiledClass(
     becomes="one rigid box of a [[boxes]] list, centred and turned as drawn",
     color="#ffd6a25c",
     members=(
-        Member("fixed", "bool", _default(BoxesTable, "fixed"), "Whether the box never moves."),
-        Member("friction", "float", _default(BoxesTable, "friction"), "Coulomb friction."),
-        Member("density", "float", _default(BoxesTable, "density"), "Mass per area."),
+        Member("fixed", "bool", _default(Boxes, "fixed"), "Whether the box never moves."),
+        Member("friction", "float", _default(Boxes, "friction"), "Coulomb friction."),
+        Member("density", "float", _default(Boxes, "density"), "Mass per area."),
         Member("color", "color", "", "Fill colour; unset: the box palette in turn."),
     ),
 )
@@ -150,7 +148,7 @@ GROUND = TiledClass(
     color="#ff8d99ae",
     members=(
         Member("thickness", "float", 8.0, "Thickness of the segments' boxes, px (centred on the line)."),
-        Member("friction", "float", _default(BoxesTable, "friction"), "Coulomb friction."),
+        Member("friction", "float", _default(Boxes, "friction"), "Coulomb friction."),
         Member("color", "color", "", f"Fill colour; unset: {GROUND_COLOR}."),
     ),
 )

@@ -21,7 +21,7 @@ import pytiled_parser
 from pytiled_parser import tiled_object as shapes
 
 from weft.game.level.problems import KeyPath, Problem
-from weft.game.level.schema import BoxesTable, Level
+from weft.game.level.schema import Boxes, Level
 from weft.game.level.tiled_check import is_int, is_number
 from weft.game.level.tiled_classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
 from weft.game.level.tiled_origin import Origin, TiledLevel
@@ -631,7 +631,7 @@ def _angle(rotation: float) -> float:
 
 
 def _default_box_colors() -> list[str]:
-    return list(BoxesTable.model_fields["colors"].default)
+    return list(Boxes.model_fields["colors"].default)
 
 
 def _hex(color: pytiled_parser.Color) -> str:

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
 
-from weft.components import Boxes, ContactStore, RigidStore
+from weft.components import BoxSet, ContactStore, RigidStore
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch
@@ -88,7 +88,7 @@ DEPTH_COLORS = np.array([(70, 220, 110, 255), (255, 215, 40, 255), (255, 60, 50,
 """Dot colours at no overlap, half ``RED_DEPTH`` and ``RED_DEPTH`` (green, yellow, red), RGBA 0-255."""
 
 UNCLAIMED = (128, 128, 128, 255)
-"""Colour of a box no ``Boxes`` set lists (none should exist), RGBA 0-255."""
+"""Colour of a box no ``BoxSet`` lists (none should exist), RGBA 0-255."""
 
 HALO = (12, 14, 20, 220)
 """Colour of a dark ring round each dot, so it shows on any fill, RGBA 0-255."""
@@ -202,7 +202,7 @@ void main() {
 """
 
 
-def body_rows(store: RigidStore, sets: list[Boxes]) -> npt.NDArray[np.float32]:
+def body_rows(store: RigidStore, sets: list[BoxSet]) -> npt.NDArray[np.float32]:
     """``(count, BODY_FIELDS)`` float32: each box's half extents (px) and its set's colour (0..1).
 
     Box k of a set takes ``colors[k % len(colors)]``; boxes no set claims
@@ -306,7 +306,7 @@ class BoxSystem(System):
         store = stores.rigid
         if store.count == 0:
             return
-        sets = by_entity(Boxes)
+        sets = by_entity(BoxSet)
         key = (self.options.world, store.count, tuple((entity, id(boxes)) for entity, boxes in sets))
         if key != self._layout_key:  # boxes are only added: colours hold until the sets change
             self._layout_key = key

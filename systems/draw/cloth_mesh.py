@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from arcade.gl import BufferDescription
 
-from weft.components import Cloth, ClothLook, DistanceStore
+from weft.components import ClothLook, DistanceStore, Sheet
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.textures import ClothTextures
@@ -120,7 +120,7 @@ class _Sheet:
 
 
 class ClothMeshSystem(System):
-    """Draws every ``Cloth`` entity (by entity id) as one textured mesh.
+    """Draws every ``Sheet`` entity (by entity id) as one textured mesh.
 
     Constructed with the GL context and the shared ``DrawOptions``; GPU objects
     are cached per entity for as long as ``options.world`` stays the same.
@@ -152,7 +152,7 @@ class ClothMeshSystem(System):
         ctx.disable(ctx.CULL_FACE)  # both faces are drawn: a sheet folds over itself
         program = self._program
         program["brightness"] = DEBUG_DIM if self.options.debug else 1.0
-        cloths = world.by_entity(Cloth)
+        cloths = world.by_entity(Sheet)
         if len(self._sheets) > len(cloths):  # a sheet was removed: let its buffers go
             present = {entity for entity, _ in cloths}
             self._sheets = {entity: sheet for entity, sheet in self._sheets.items() if entity in present}
@@ -174,7 +174,7 @@ class ClothMeshSystem(System):
             sheet.texture.use(0)
             sheet.geometry.render(program, vertices=sheet.index_count)
 
-    def _new_sheet(self, cloth: Cloth, distances: DistanceStore) -> _Sheet:
+    def _new_sheet(self, cloth: Sheet, distances: DistanceStore) -> _Sheet:
         ctx = self.ctx
         n = len(cloth.particles)
         positions = ctx.buffer(reserve=n * 2 * 4, usage="stream")
@@ -207,7 +207,7 @@ class ClothMeshSystem(System):
             rest_is_ccw=bool(signed_area > 0.0),
         )
 
-    def _update_triangles(self, sheet: _Sheet, cloth: Cloth, distances: DistanceStore) -> None:
+    def _update_triangles(self, sheet: _Sheet, cloth: Sheet, distances: DistanceStore) -> None:
         """Rewrite the index buffer when threads of this sheet died since the last frame."""
         alive = distances.alive
         count = int(np.count_nonzero(alive[cloth.structural.start : cloth.structural.stop]))
@@ -221,7 +221,7 @@ class ClothMeshSystem(System):
         sheet.across_alive = alive[sheet.across]
         sheet.down_alive = alive[sheet.down]
 
-    def _update_look(self, sheet: _Sheet, cloth: Cloth) -> None:
+    def _update_look(self, sheet: _Sheet, cloth: Sheet) -> None:
         """Pick up a new look (the panel replaces ``cloth.look``, or edits it in place)."""
         look = cloth.look
         if look == sheet.look:
@@ -241,7 +241,7 @@ class ClothMeshSystem(System):
 
 
 def _thread_grid(
-    cloth: Cloth, distances: DistanceStore
+    cloth: Sheet, distances: DistanceStore
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Thread indices laid out on the grid: ``(rows, cols - 1)`` across and ``(rows - 1, cols)`` down.
 
@@ -266,7 +266,7 @@ def _thread_grid(
 
 def fold_shade(
     points: npt.NDArray[np.float64],
-    cloth: Cloth,
+    cloth: Sheet,
     across_alive: npt.NDArray[np.bool_],
     down_alive: npt.NDArray[np.bool_],
     strength: float,

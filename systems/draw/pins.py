@@ -9,7 +9,7 @@ import esper
 import numpy as np
 from arcade.gl import BufferDescription
 
-from weft.components import Cloth
+from weft.components import Sheet
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
 from weft.systems.schedule import Stage, Step, System
@@ -97,7 +97,7 @@ class PinMarkerSystem(System):
             return
         stores = world.stores()
         pins = stores.pins
-        bodies = np.array([entity for entity, _ in esper.get_component(Cloth)], dtype=np.int64)
+        bodies = np.array([entity for entity, _ in esper.get_component(Sheet)], dtype=np.int64)
         # a few pins against a few bodies: a broadcast compare beats np.isin's setup cost
         owned = (pins.owner[: pins.count, None] == bodies[None, :]).any(axis=1)
         points = stores.particles.pos[pins.index[: pins.count][owned]].astype("f4")

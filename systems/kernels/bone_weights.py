@@ -99,7 +99,7 @@ def automatic_weights(
     """First-draft weights: ``(indices (v, 4) int32, weights (v, 4) float64)``, each row summing to 1.
 
     Each vertex takes its ``max_bones`` closest bones (distance to the bone
-    segment ``(b, 2, 2)``: head and tail, e.g. ``Skeleton.bind_segments``),
+    segment ``(b, 2, 2)``: head and tail, e.g. ``Bones.bind_segments``),
     weighted by a softened inverse fourth power of the distance,
     ``w = 1 / (d² + smoothing²)²``, then normalised. The fourth power makes
     the closest bone dominate (a bone twice as far gets about a sixteenth,
