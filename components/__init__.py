@@ -3,6 +3,7 @@
 Nothing here imports arcade, esper systems or the game: components describe, systems act.
 """
 
+from weft.components.body import Body
 from weft.components.circles import REFERENCE_RADIUS, BallSet, Broadphase
 from weft.components.cloth import ClothLook, PinLayout, Sheet
 from weft.components.distances import DistanceMode, DistanceStore, ThreadKind
@@ -20,6 +21,7 @@ __all__ = [
     "REFERENCE_RADIUS",
     "BallSet",
     "Blasts",
+    "Body",
     "BoxGrid",
     "BoxSet",
     "Broadphase",

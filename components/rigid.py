@@ -239,6 +239,16 @@ class BoxSet:
 
 
 @dataclass
+class NearBoxes:
+    """The (particle, box) pairs near enough to touch, listed once a substep by the particle-box
+    contacts (rows ``[0, count)``); the contact events read the last substep's."""
+
+    particle: np.ndarray = field(default_factory=lambda: np.zeros(1024, dtype=np.int64))
+    box: np.ndarray = field(default_factory=lambda: np.zeros(1024, dtype=np.int64))
+    count: int = 0
+
+
+@dataclass
 class BoxGrid:
     """The boxes' broadphase grid (centres counting-sorted by cell), the pairs listed from it and when
     they were listed, and what the box step knows of each box before it looks for contacts (the

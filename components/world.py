@@ -9,7 +9,7 @@ from weft.components.circles import Broadphase
 from weft.components.distances import DistanceStore
 from weft.components.particles import ParticleStore
 from weft.components.pins import PinStore
-from weft.components.rigid import BoxGrid, ContactStore, RigidSettings, RigidStore
+from weft.components.rigid import BoxGrid, ContactStore, NearBoxes, RigidSettings, RigidStore
 
 FRAME_DT = 1.0 / 60.0
 """The fixed frame length in seconds; substeps divide it."""
@@ -121,3 +121,4 @@ class Stores:
     rigid: RigidStore = field(default_factory=RigidStore)
     contacts: ContactStore = field(default_factory=ContactStore)
     box_grid: BoxGrid = field(default_factory=BoxGrid)
+    near_boxes: NearBoxes = field(default_factory=NearBoxes)

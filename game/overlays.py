@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import esper
 import numpy as np
 import numpy.typing as npt
 
@@ -101,7 +100,7 @@ def _grab(session: Session) -> npt.NDArray[np.float32]:
     sim = session.sim
     if session.pointer is None:
         return np.zeros((0, SEGMENT_FIELDS), np.float32)
-    held = esper.component_for_entity(sim.cursor, Grab)
+    held = sim.physics.component(Grab)
     if held.particle < 0:
         return np.zeros((0, SEGMENT_FIELDS), np.float32)
     point = sim.stores.particles.pos[held.particle]
@@ -168,7 +167,7 @@ def _walls(session: Session) -> npt.NDArray[np.float32]:
 
 def _field(session: Session) -> npt.NDArray[np.float32]:
     """While attract or repel is held: a ring at the field's reach, ripples running the way it pushes."""
-    field = esper.component_for_entity(session.sim.cursor, ForceField)
+    field = session.sim.physics.component(ForceField)
     if not field.active or field.force == 0.0:
         return np.zeros((0, SEGMENT_FIELDS), np.float32)
     pulling = field.force < 0.0
@@ -232,7 +231,7 @@ def _blasts(session: Session) -> npt.NDArray[np.float32]:
 
 def _pour(session: Session) -> npt.NDArray[np.float32]:
     """While pouring: a faint ring where new circles appear and a dot at the spout."""
-    pour = esper.component_for_entity(session.sim.cursor, Pour)
+    pour = session.sim.physics.component(Pour)
     if not pour.held:
         return np.zeros((0, SEGMENT_FIELDS), np.float32)
     at = np.asarray(pour.at, dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Drawing a session: the world through the DRAW stage, then the tools' overlays.
+"""Drawing a session as the window shows it: the bodies through ``weft.draw``, then the tools' overlays.
 
 The window's ``on_draw`` and the offscreen screenshots both call
 ``WorldRenderer.draw``; the HUD and the panel are the window's own, drawn after.
@@ -12,20 +12,11 @@ import arcade
 import numpy as np
 import numpy.typing as npt
 
+from weft.draw import DEFAULT_LAYERS, LAYERS, Renderer
 from weft.game.level.fields import rgba
 from weft.game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
 from weft.game.tools import MAX_SWING
-from weft.systems.draw.boxes import BoxSystem
-from weft.systems.draw.circles import CircleSystem
-from weft.systems.draw.cloth_mesh import ClothMeshSystem
-from weft.systems.draw.creatures import CreatureSystem
-from weft.systems.draw.options import DrawOptions
-from weft.systems.draw.pins import PinMarkerSystem
-from weft.systems.draw.skins import SkinMeshSystem
 from weft.systems.draw.strokes import StrokeBatch
-from weft.systems.draw.textures import ClothTextures
-from weft.systems.draw.threads import ThreadDebugSystem
-from weft.systems.schedule import Schedule, Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Context
@@ -34,14 +25,15 @@ if TYPE_CHECKING:
 
 
 class WorldRenderer:
-    """Draws a session into the active framebuffer, world bounds fitted to it.
+    """Draws a session as the window shows it: cleared to the level's background, the world's
+    bounds fitted to the framebuffer, the bodies (a ``weft.draw.Renderer``, as a game of your own
+    would draw them), then the tools' overlays.
 
     In levels with circles the fitted rectangle is ``view_bounds``: the
     bounds plus the walls' frame, and the shake tool's swing where it is
     offered, so world px and framebuffer px differ there (``to_window`` and
-    ``to_world`` convert). Owns one instance of each drawing system and (re)inserts them into the
-    simulation's schedule whenever it lacks them: a reset rebuilds the
-    schedule, and the systems keep their textures across it.
+    ``to_world`` convert). One ``Renderer`` serves every level the window
+    plays (its textures are kept), handed each new level's physics.
 
     Example::
 
@@ -52,36 +44,25 @@ class WorldRenderer:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.options = DrawOptions()
-        self.systems: list[System] = [
-            ClothMeshSystem(ctx, self.options, ClothTextures(ctx)),
-            CircleSystem(ctx, self.options),
-            BoxSystem(ctx, self.options),
-            SkinMeshSystem(ctx, self.options),
-            CreatureSystem(ctx, self.options),
-            ThreadDebugSystem(ctx, self.options),
-            PinMarkerSystem(ctx, self.options),
-        ]
+        self.bodies: Renderer | None = None
         self.strokes = StrokeBatch(ctx)
         self.camera = arcade.Camera2D(window=ctx.window)
 
     def draw(self, session: Session) -> None:
         """Clear to the level's background and draw the world and the tool overlays."""
         sim = session.sim
-        sim.activate()
+        if self.bodies is None:
+            self.bodies = Renderer(sim.physics, self.ctx)
+        bodies = self.bodies
+        bodies.physics = sim.physics
         target = self.ctx.active_framebuffer
         model = sim.level.model
         target.clear(color=rgba(model.world.background))
         self._fit(view_bounds(session), target.size)
-        options = self.options
-        options.world = (sim.world_name, sim.generation)
-        options.debug = session.debug
-        options.zoom = self.camera.zoom
-        options.color_by = model.view.color_by
-        options.palette = tuple(rgba(color) for color in model.view.palette)
-        self._schedule(sim.schedule)
+        bodies.options.color_by = model.view.color_by
+        bodies.options.palette = tuple(rgba(color) for color in model.view.palette)
         with self.camera.activate():
-            sim.schedule.draw(Step(frame=sim.frame))
+            bodies.draw(layers=LAYERS if session.debug else DEFAULT_LAYERS)
             self.strokes.draw(tool_overlays(session))
 
     def to_world(self, x: float, y: float) -> tuple[float, float]:
@@ -109,33 +90,6 @@ class WorldRenderer:
         camera.projection = arcade.LRBT(-width / 2, width / 2, -height / 2, height / 2)
         camera.zoom = min(width / (right - left), height / (top - bottom))
         camera.position = ((left + right) / 2, (bottom + top) / 2)
-
-    def _schedule(self, schedule: Schedule) -> None:
-        """Put this renderer's drawing systems into ``schedule`` unless it has them.
-
-        A system of the same class from another renderer (another GL context) is
-        replaced; a custom system that merely shares a name is left alone.
-        """
-        stale = [
-            system.name
-            for system in self.systems
-            if type(present := _scheduled(schedule, system.name)) is type(system) and present is not system
-        ]
-        # all of another renderer's go before any of ours come in: one at a time, a system put
-        # back at the end could no longer keep its place between two others
-        for name in stale:
-            schedule.remove(name)
-        for system in self.systems:
-            if _scheduled(schedule, system.name) is None:
-                schedule.add(system)
-
-
-def _scheduled(schedule: Schedule, name: str) -> System | None:
-    """The system called ``name`` in ``schedule``, or None."""
-    try:
-        return schedule.get(name)
-    except KeyError:
-        return None
 
 
 def view_bounds(session: Session) -> tuple[float, float, float, float]:

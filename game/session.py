@@ -153,8 +153,8 @@ class Session:
         elif key == "P":
             self.show_panel = not self.show_panel
         elif key == "ENTER":
-            self.sim.activate()
-            poke_all()
+            with self.sim.physics.entered():
+                poke_all()
         elif key in ("LEFT", "RIGHT") and "tilt" in self.tools:
             tilt(self, TILT_STEP_DEG if key == "RIGHT" else -TILT_STEP_DEG)
         else:

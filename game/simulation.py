@@ -1,10 +1,9 @@
-"""The Python API: load a level into a world, step it, read its arrays and metrics."""
+"""The headless Python API: a level loaded into a ``weft.Physics`` of its own, stepped, read, measured."""
 
 from __future__ import annotations
 
 import itertools
 import math
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,25 +12,17 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
-from weft.components.skinned import Ragdoll, Skinned
-from weft.game.level.build import (
-    box_sets,
-    build_world,
-    cloth_look,
-    cloths,
-    has_circles,
-    pin_layout,
-    world_settings,
-)
+from weft.components.skinned import Skinned
+from weft.game.level.build import cloth_look, has_circles, pin_layout
 from weft.game.level.fields import rgba
 from weft.game.level.load import LoadedLevel, load_level, parse_key
 from weft.game.level.plugins import level_schedule
+from weft.game.physics import Physics
 from weft.systems import world
 from weft.systems.cloth import layout_pins
-from weft.systems.metrics import MetricsSystem, body_count, max_stretch, state_hash
+from weft.systems.metrics import MetricsSystem, body_count, max_stretch
 from weft.systems.schedule import Schedule
 from weft.systems.skeletons import joint_positions
-from weft.systems.warmup import warm_kernels
 
 Body = Sheet | BallSet | SoftBody | BoxSet | Skinned
 """What ``Simulation.bodies`` lists."""
@@ -42,11 +33,12 @@ _UNSEEN_TABLES = {"level", "tools", "panel", "view"}
 
 
 class Simulation:
-    """A level's world, stepped at a fixed 1/60 s.
+    """A level's world, stepped at a fixed 1/60 s: a ``weft.Physics`` in an esper world of its own.
 
-    Each simulation owns an esper world of its own (esper worlds are global
-    and named); every method switches to it first, so several simulations
-    can live side by side.
+    Its methods enter that world and leave the current one as it was, so
+    several simulations (and a game's own world) live side by side. The
+    window and ``weft run`` are built on it; a game of your own uses
+    ``weft.Physics`` in its world instead.
 
     Example::
 
@@ -60,10 +52,9 @@ class Simulation:
 
     def __init__(self, level: LoadedLevel) -> None:
         self.level = level
-        self.world_name = f"weft-{next(self._names)}"
+        self.physics: Physics | None = None
         self.generation = 0
         """Counts rebuilds, so drawing caches keyed by entity know when entities were replaced."""
-        warm_kernels()  # so the first frame's step time is physics, not numba loading
         self._build()
 
     @classmethod
@@ -81,43 +72,72 @@ class Simulation:
         return cls(load_level(path, overrides, allow_import))
 
     def _build(self) -> None:
-        schedule = level_schedule(
-            self.level
-        )  # first: its LevelError (a [[system]] entry) leaves all as it was
-        self.activate()
-        esper.clear_database()
-        self.cursor = build_world(self.level)
-        """The entity holding the tools' ``Grab`` and ``CutStroke``."""
-        self.schedule: Schedule = schedule
-        self._metrics: MetricsSystem = self.schedule.get("metrics")  # type: ignore[assignment]
-        self._metrics.begin(self.stores)
+        """A fresh world from the level; on any problem the old one stays as it was."""
+        name = f"weft-{next(self._names)}"
+        physics = Physics(world=name)
+        try:
+            self.entities = physics.load(self.level)
+            """Each body's entity by name (the level's bodies)."""
+        except BaseException:
+            physics.close()
+            _delete_world(name)
+            raise
+        if self.physics is not None:
+            self.physics.close()
+            _delete_world(self.physics.world)
+        self.physics = physics
+        self.physics.allow_pour("pour" in self.level.model.tools.available)
         self.step_ms: list[float] = []
         """Wall-clock physics time of each frame, ms (measurement only, never fed back)."""
-        self.frame = 0
         self.generation += 1
 
+    @property
+    def world_name(self) -> str:
+        """The esper world the simulation's entities live in."""
+        return self._physics.world
+
+    @property
+    def _physics(self) -> Physics:
+        assert self.physics is not None  # made in __init__
+        return self.physics
+
+    @property
+    def cursor(self) -> int:
+        """The entity holding the tools' ``Grab``, ``CutStroke``, ``ForceField``...: Weft's own."""
+        return self._physics.entity
+
+    @property
+    def schedule(self) -> Schedule:
+        """The systems each frame runs."""
+        return self._physics.schedule
+
+    @property
+    def _metrics(self) -> MetricsSystem:
+        return self.schedule.get("metrics")  # type: ignore[return-value]
+
+    @property
+    def frame(self) -> int:
+        """Frames stepped since the level was (re)built."""
+        return self._physics.frame
+
     def activate(self) -> None:
-        """Make this simulation's esper world the current one."""
+        """Make this simulation's esper world the current one (for esper calls of your own; the
+        simulation's methods do not need it)."""
         esper.switch_world(self.world_name)
 
     def close(self) -> None:
         """Delete the esper world; the simulation cannot be used afterwards."""
-        esper.switch_world("default")
-        if self.world_name in esper.list_worlds():
-            esper.delete_world(self.world_name)
+        self._physics.close()
+        _delete_world(self.world_name)
 
     # -- stepping ---------------------------------------------------------
 
     def step(self, frames: int = 1) -> None:
         """Advance ``frames`` fixed frames of 1/60 s."""
-        self.activate()
-        clock = world.clock()
+        physics = self._physics
         for _ in range(frames):
-            started = time.perf_counter()
-            self.schedule.step_frame(clock.frame)
-            clock.frame += 1
-            self.step_ms.append((time.perf_counter() - started) * 1e3)
-        self.frame = clock.frame
+            physics.step()
+            self.step_ms.append(physics.frame_ms[-1])
 
     def reset(self) -> None:
         """Rebuild the world from the level as it is now (with every ``set`` applied)."""
@@ -136,19 +156,16 @@ class Simulation:
         if path[0] == "system":
             level_schedule(level)  # a refused import or bad params raise here, before anything changes
         self.level = level
-        self.activate()
+        physics = self._physics
         if path[0] in _UNSEEN_TABLES:
-            self.settings.circles = has_circles(self.level.model)  # the pour tool may have come or gone
+            physics.allow_pour(has_circles(self.level.model))  # the pour tool may have come or gone
             return False
         if path[0] == "world":
-            settings = self.settings
-            fresh = world_settings(self.level.model)
-            fresh.wall_offset, fresh.wall_velocity = settings.wall_offset, settings.wall_velocity
-            vars(settings).update(vars(fresh))
+            physics.configure(self.level.model.world)
             return False
         if path[0] == "cloth" and len(path) >= 3 and isinstance(path[1], int):
-            entity, cloth = cloths()[path[1]]
-            if self._tune_cloth(entity, cloth, path[1], str(path[2])):
+            entity = self.entities[self.level.model.cloth[path[1]].name]
+            if self._tune_cloth(entity, path[1], str(path[2])):
                 return False
         boxes_key = path[0] == "boxes" and len(path) >= 3 and isinstance(path[1], int)
         if boxes_key and self._tune_boxes(int(path[1]), str(path[2])):
@@ -159,7 +176,7 @@ class Simulation:
     def _tune_boxes(self, index: int, key: str) -> bool:
         """Apply a box set's friction, iterations or colours in place; False when only a rebuild can."""
         table = self.level.model.boxes[index]
-        _, boxes = box_sets()[index]
+        boxes = self._component(self.entities[table.name], BoxSet)
         rows = slice(boxes.bodies.start, boxes.bodies.stop)
         store = self.stores.rigid
         if key == "friction":
@@ -174,9 +191,10 @@ class Simulation:
             return False
         return True
 
-    def _tune_cloth(self, entity: int, cloth: Sheet, index: int, key: str) -> bool:
+    def _tune_cloth(self, entity: int, index: int, key: str) -> bool:
         """Apply a cloth key in place; False when only a rebuild can apply it."""
         table = self.level.model.cloth[index]
+        cloth = self._component(entity, Sheet)
         distances = self.stores.distances
         structural = slice(cloth.structural.start, cloth.structural.stop)
         threads = slice(cloth.threads.start, cloth.threads.stop)
@@ -188,24 +206,26 @@ class Simulation:
             cloth.pins = pin_layout(table)
             layout_pins(self.stores, entity, cloth)
         elif key in _LOOK_KEYS:
-            cloth.look = cloth_look(table, self.level)
+            cloth.look = cloth_look(table, self.level.directory)
         else:
             return False
         return True
+
+    def _component(self, entity: int, kind: type) -> Any:
+        with self._physics.entered():
+            return esper.component_for_entity(entity, kind)
 
     # -- reading ----------------------------------------------------------
 
     @property
     def stores(self) -> Stores:
         """The particle and constraint buffers (live arrays: copy before keeping)."""
-        self.activate()
-        return world.stores()
+        return self._physics.stores
 
     @property
     def settings(self) -> WorldSettings:
         """The world settings systems read each frame."""
-        self.activate()
-        return world.settings()
+        return self._physics.settings
 
     @property
     def name(self) -> str:
@@ -214,14 +234,9 @@ class Simulation:
 
     def bodies(self) -> list[tuple[int, Body]]:
         """Every named body (sheets, ball sets, creatures, box sets, skeletons), each in creation order."""
-        self.activate()
-        return [
-            *cloths(),
-            *world.by_entity(BallSet),
-            *world.by_entity(SoftBody),
-            *box_sets(),
-            *world.by_entity(Skinned),
-        ]
+        with self._physics.entered():
+            kinds = (Sheet, BallSet, SoftBody, BoxSet, Skinned)
+            return [pair for kind in kinds for pair in world.by_entity(kind)]
 
     def body(self, name: str) -> tuple[int, Body]:
         """The entity and component of the body called ``name``."""
@@ -234,20 +249,7 @@ class Simulation:
     def indices(self, name: str) -> npt.NDArray[np.int64]:
         """The particle indices of the body called ``name``, ascending (boxes: rows of ``stores.rigid``;
         a keyframed skeleton has none)."""
-        entity, body = self.body(name)
-        if isinstance(body, Skinned):
-            if esper.has_component(entity, Ragdoll):
-                joints = esper.component_for_entity(entity, Ragdoll).particles
-                return np.arange(joints.start, joints.stop)
-            return np.zeros(0, dtype=np.int64)
-        if isinstance(body, BoxSet):
-            return np.arange(body.bodies.start, body.bodies.stop)
-        if isinstance(body, Sheet):
-            return np.arange(body.particles.start, body.particles.stop)
-        if isinstance(body, SoftBody):
-            return body.particles
-        particles = self.stores.particles
-        return np.flatnonzero(particles.owner[: particles.count] == entity)
+        return self._physics.rows(self.body(name)[0])[1]
 
     def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
         """A copy of the positions ``(n, 2)`` of one body's particles (box centres for boxes, joints
@@ -282,7 +284,7 @@ class Simulation:
                 "constraints": distances.count,
                 "constraints_alive": alive,
                 "torn": distances.count - alive,
-                "bodies": body_count(),
+                "bodies": self._count_bodies(),
                 "rigid_bodies": stores.rigid.count,
                 "sleeping": int(stores.rigid.asleep[: stores.rigid.count].sum()),
             },
@@ -293,8 +295,12 @@ class Simulation:
             "max_penetration": self._metrics.max_penetration(),
             "max_stretch": max_stretch(stores),
             "settled_frame": self._metrics.settled_frame(),
-            "state_hash": state_hash(stores),
+            "state_hash": self._physics.state_hash(),
         }
+
+    def _count_bodies(self) -> int:
+        with self._physics.entered():
+            return body_count()
 
     def state(self) -> dict[str, Any]:
         """Every named body with its particles' positions, px (radii for circles; centres and angles
@@ -329,5 +335,13 @@ class Simulation:
         return {"level": self.name, "frame": self.frame, "bodies": bodies}
 
     def state_hash(self) -> str:
-        """sha256 of every particle position and box pose: equal for bit-identical runs."""
-        return state_hash(self.stores)
+        """sha256 of every particle position, box pose and bone frame: equal for bit-identical runs."""
+        return self._physics.state_hash()
+
+
+def _delete_world(name: str) -> None:
+    """Delete an esper world (never the current one: esper refuses that; go to "default" first)."""
+    if esper.current_world == name:
+        esper.switch_world("default")
+    if name in esper.list_worlds():
+        esper.delete_world(name)

@@ -6,8 +6,6 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-import esper
-
 from weft.components import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 
 if TYPE_CHECKING:
@@ -58,15 +56,13 @@ class Tool:
 
 def cut_segment(session: Session, x0: float, y0: float, x1: float, y1: float) -> None:
     """Queue a cut along one mouse movement; the cut system severs what it crosses."""
-    session.sim.activate()
-    esper.component_for_entity(session.sim.cursor, CutStroke).segments.append((x0, y0, x1, y1))
+    session.sim.physics.component(CutStroke).segments.append((x0, y0, x1, y1))
     session.trail.append((x0, y0, x1, y1, session.tick))
 
 
 def cursor(session: Session, component: type):
-    """One of the tools' components, on the simulation's cursor entity."""
-    session.sim.activate()
-    return esper.component_for_entity(session.sim.cursor, component)
+    """One of the tools' components, on Weft's own entity."""
+    return session.sim.physics.component(component)
 
 
 def grab(session: Session) -> Grab:

@@ -18,6 +18,7 @@ from arcade.gui import UIAnchorLayout, UIManager
 
 from weft.components import FRAME_DT
 from weft.game.catalog import level_paths, neighbour
+from weft.game.clock import FrameClock
 from weft.game.events import save_script
 from weft.game.hud import Hud
 from weft.game.level import LevelError, load_level
@@ -31,10 +32,6 @@ from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.game.thumbnails import ThumbnailCache
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
-
-MAX_CATCH_UP_FRAMES = 4
-"""Physics frames one update may run to catch up; a longer backlog is dropped, not chased
-(arcade's own fixed update never drops it, so a slow frame would snowball)."""
 
 BUTTONS = {
     arcade.MOUSE_BUTTON_LEFT: "left",
@@ -103,7 +100,8 @@ class PlayView(arcade.View):
         """PNGs written by the screenshot key, oldest first."""
         self._screenshot_asked = False
         self._mount_panel()
-        self._lag = 0.0
+        self.clock = FrameClock()
+        """Turns the window's updates into 1/60 s ticks of the session (as ``weft.Physics`` does)."""
         self._last_draw = time.perf_counter()
 
     def _mount_panel(self) -> None:
@@ -127,7 +125,7 @@ class PlayView(arcade.View):
         self._mount_panel()
         self.watcher = watcher
         self.window.set_caption(f"Weft · {session.sim.name}")
-        self._lag = 0.0
+        self.clock.reset()
         if old is not session:
             old.sim.close()
 
@@ -177,9 +175,7 @@ class PlayView(arcade.View):
         fresh = self.watcher.poll()
         if fresh is not None:
             self.reload(fresh)
-        self._lag = min(self._lag + delta_time, MAX_CATCH_UP_FRAMES * FRAME_DT)
-        while self._lag >= FRAME_DT:
-            self._lag -= FRAME_DT
+        for _ in range(self.clock.frames_for(delta_time)):
             if self.session.advance():
                 self.hud.count_physics(self.session.sim.step_ms[-1])
 

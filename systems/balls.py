@@ -8,7 +8,7 @@ import esper
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import REFERENCE_RADIUS, BallSet, ParticleKind, Pour, Stores
+from weft.components import REFERENCE_RADIUS, BallSet, Body, ParticleKind, Pour, Stores
 from weft.systems import world
 from weft.systems.schedule import Stage, Step, System
 from weft.systems.world import by_entity
@@ -77,7 +77,7 @@ def poured_set(stores: Stores) -> int:
     for entity, balls in by_entity(BallSet):
         if balls.name == POURED:
             return entity
-    return esper.create_entity(BallSet(name=POURED))
+    return esper.create_entity(Body("balls", POURED), BallSet(name=POURED))
 
 
 class PourSystem(System):

@@ -405,19 +405,18 @@ class BoxParticleSystem(System):
 
     def __init__(self) -> None:
         self._grid = BoxGrid()
-        self._particle = np.zeros(1024, dtype=np.int64)
-        self._box = np.zeros(1024, dtype=np.int64)
-        self._count = 0
 
     def process(self, step: Step) -> None:
         stores = world.stores()
         store, particles = stores.rigid, stores.particles
         n, count = store.count, particles.count
+        near = stores.near_boxes
         if n == 0 or count == 0:
+            near.count = 0
             return
         if step.iteration == 0:
             self._list(stores)
-        if self._count == 0:
+        if near.count == 0:
             return
         push_out_of_boxes(
             particles.pos[:count],
@@ -435,19 +434,19 @@ class BoxParticleSystem(System):
             store.asleep[:n],
             store.island[:n],
             store.sleep_time[:n],
-            self._particle[: self._count],
-            self._box[: self._count],
+            near.particle[: near.count],
+            near.box[: near.count],
             step.dt,
             WAKE_SPEED,
         )
 
     def _list(self, stores: Stores) -> None:
         """List the (particle, box) pairs near enough to touch during this substep."""
-        store, particles, grid = stores.rigid, stores.particles, self._grid
+        store, particles, grid, near = stores.rigid, stores.particles, self._grid, stores.near_boxes
         n, count = store.count, particles.count
         bin_grid(grid, store, world.settings().walls, store.max_half + particles.max_radius + PARTICLE_MARGIN)
-        self._count, self._particle, self._box = fill_pairs(
-            lambda near, box: list_near_boxes(
+        near.count, near.particle, near.box = fill_pairs(
+            lambda out_particle, out_box: list_near_boxes(
                 particles.pos[:count],
                 particles.radius[:count],
                 particles.kind[:count],
@@ -462,9 +461,9 @@ class BoxParticleSystem(System):
                 grid.rows,
                 grid.cell_start,
                 grid.order,
-                near,
-                box,
+                out_particle,
+                out_box,
             ),
-            self._particle,
-            self._box,
+            near.particle,
+            near.box,
         )

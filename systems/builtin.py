@@ -7,6 +7,7 @@ from weft.systems.bounds import BoundsSystem, ContainSystem
 from weft.systems.boxes import BoxParticleSystem, BoxStepSystem
 from weft.systems.broadphase import BroadphaseSystem
 from weft.systems.collide import CollisionSystem
+from weft.systems.contacts import ContactEventSystem
 from weft.systems.cut import CutSystem
 from weft.systems.fields import BlastSystem, FieldSystem
 from weft.systems.grab import GrabSystem
@@ -49,6 +50,7 @@ def builtin_systems() -> list[System]:
         LegsSystem(),
         SkinSystem(),
         MetricsSystem(),
+        ContactEventSystem(),
     ]
 
 

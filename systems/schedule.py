@@ -133,6 +133,10 @@ class Schedule:
         """The names of ``stage``'s systems, in run order."""
         return [s.name for s in self._stages[stage]]
 
+    def systems(self) -> list[System]:
+        """Every scheduled system, stage by stage in run order."""
+        return [system for group in self._stages.values() for system in group]
+
     def step_frame(self, frame: int) -> None:
         """Run one 1/60 s frame of the active esper world: every stage but DRAW."""
         settings = world.settings()

@@ -128,7 +128,8 @@ def test_poured_circles_grow_the_gpu_buffer_and_are_all_drawn() -> None:
     )
     session = Session(sim)
     pictures = Offscreen(session)
-    system = next(s for s in pictures.renderer.systems if s.name == "circles")
+    pictures.capture()  # the first draw makes the renderer's systems
+    system = next(s for s in pictures.renderer.bodies.systems if s.name == "circles")
 
     def red_pixels() -> int:
         pixels = np.asarray(pictures.capture(), dtype=np.float64).reshape(-1, 3)

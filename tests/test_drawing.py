@@ -158,7 +158,7 @@ def test_reset_rebuilds_the_schedule_and_the_sheet_is_still_drawn(session: Sessi
     session.advance()
     assert "cloth_mesh" not in sim.schedule.names(Stage.DRAW), "a reset builds a schedule without drawing"
     image = pictures.capture()
-    assert sim.schedule.get("cloth_mesh") is pictures.renderer.systems[0]
+    assert sim.schedule.get("cloth_mesh") is pictures.renderer.bodies.systems[0]
     colors = _pixels_at(image, sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
     palette = [rgba(c) for c in sim.level.model.cloth[0].colors]
     assert _near_pattern(colors, palette).mean() > 0.85, "the rebuilt sheet must be drawn whole, uncut"

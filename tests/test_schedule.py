@@ -46,7 +46,7 @@ def test_built_in_order_reads_top_to_bottom() -> None:
         "joint_limits",
     ]
     assert schedule.names(Stage.SUBSTEP_END) == ["perimeter", "legs", "contain", "tear"]
-    assert schedule.names(Stage.FRAME_END) == ["upright", "skin", "metrics"]
+    assert schedule.names(Stage.FRAME_END) == ["upright", "skin", "metrics", "contact_events"]
 
 
 def test_custom_systems_go_where_before_and_after_say() -> None:

@@ -10,10 +10,11 @@ import_gui_headless()
 
 import arcade  # noqa: E402
 
+from weft.game.clock import MAX_CATCH_UP_FRAMES  # noqa: E402
 from weft.game.offscreen import shared_window  # noqa: E402
 from weft.game.session import Session  # noqa: E402
 from weft.game.simulation import Simulation  # noqa: E402
-from weft.game.window import KEY_NAMES, MAX_CATCH_UP_FRAMES, PlayView, pressed_buttons  # noqa: E402
+from weft.game.window import KEY_NAMES, PlayView, pressed_buttons  # noqa: E402
 from weft.levels import DEFAULT_LEVEL  # noqa: E402
 
 

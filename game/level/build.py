@@ -1,19 +1,19 @@
-"""Building an esper world from a validated level."""
+"""Building bodies from their specs: the components an entity gets, its rows in the stores."""
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
-import esper
 import numpy as np
 
 from weft.components import (
     BallSet,
     Blasts,
+    Body,
     BoxSet,
-    Clock,
     ClothLook,
     CreatureLook,
     CutStroke,
@@ -34,7 +34,7 @@ from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from weft.game.level.fields import rgba
 from weft.game.level.load import LoadedLevel
 from weft.game.level.problems import Problem, file_label
-from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level
+from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
 from weft.systems.balls import add_circles, packed_centers
 from weft.systems.boxes import build_boxes, pyramid_centers, stack_centers
@@ -48,20 +48,21 @@ CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""
 
 
-def world_settings(model: Level) -> WorldSettings:
-    """The ``WorldSettings`` of a level: its ``[world]`` table, and what its bodies imply.
+def world_settings(table: World, bodies: Sequence[Spec] = (), pour: bool = False) -> WorldSettings:
+    """The ``WorldSettings`` of a ``[world]`` table, and what the bodies in the world imply.
 
     Iterations default to 20 (cloth needs them to be stiff), but to 2 in a
-    level of circles without cloth, and to 1 in a level without particles
+    world of circles without cloth, and to 1 in a world without particles
     (boxes alone); automatic substeps depend on the finest cloth spacing and
-    on whether circles can appear.
+    on whether circles can appear (ball sets, or ``pour``: the pour tool).
     """
-    table = model.world
     iterations = table.iterations
-    if "iterations" not in table.model_fields_set and not model.cloth:
-        if has_circles(model):
+    cloth = [body for body in bodies if isinstance(body, Cloth)]
+    circles = pour or any(isinstance(body, Balls) for body in bodies)
+    if "iterations" not in table.model_fields_set and not cloth:
+        if circles:
             iterations = CIRCLE_ITERATIONS
-        elif not model.creature and not model.skeleton:
+        elif not any(isinstance(body, Creature | Skeleton) for body in bodies):
             iterations = 1  # no particles at all: the passes would find nothing to do
     return WorldSettings(
         gravity=(table.gravity[0], table.gravity[1]),
@@ -76,14 +77,19 @@ def world_settings(model: Level) -> WorldSettings:
             direction=math.radians(table.wind.direction_deg),
             gust=table.wind.gust,
         ),
-        min_spacing=min((cloth.spacing for cloth in model.cloth), default=math.inf),
-        circles=has_circles(model),
-        ragdolls=any(table.drive == "ragdoll" for table in model.skeleton),
+        min_spacing=min((sheet.spacing for sheet in cloth), default=math.inf),
+        circles=circles,
+        ragdolls=any(isinstance(body, Skeleton) and body.drive == "ragdoll" for body in bodies),
         restitution=table.restitution,
         friction=table.friction,
         max_circles=table.max_circles,
         rigid=RigidSettings(**table.rigid.model_dump()),
     )
+
+
+def level_bodies(model: Level) -> list[Spec]:
+    """Every body a level holds, in the order a world is built from it."""
+    return [*model.cloth, *model.balls, *model.creature, *model.boxes, *model.skeleton]
 
 
 def has_circles(model: Level) -> bool:
@@ -102,9 +108,9 @@ def pin_layout(table: Cloth) -> PinLayout:
     )
 
 
-def cloth_look(table: Cloth, level: LoadedLevel) -> ClothLook:
-    """The ``ClothLook`` of a cloth table; texture paths become absolute."""
-    texture = str((level.directory / table.texture).resolve()) if table.texture else None
+def cloth_look(table: Cloth, directory: Path) -> ClothLook:
+    """The ``ClothLook`` of a cloth table; texture paths (relative to ``directory``) become absolute."""
+    texture = str((directory / table.texture).resolve()) if table.texture else None
     return ClothLook(
         pattern=table.pattern,
         pattern_size=table.pattern_size,
@@ -113,47 +119,19 @@ def cloth_look(table: Cloth, level: LoadedLevel) -> ClothLook:
     )
 
 
-def build_world(level: LoadedLevel) -> int:
-    """Fill the active esper world with the level's bodies; return the cursor entity (tools' target)."""
-    model = level.model
-    stores = Stores()
-    esper.create_entity(world_settings(model), Clock(), stores)
-    for table in model.cloth:
-        entity = esper.create_entity()
-        cloth = build_cloth(
-            stores,
-            entity,
-            name=table.name,
-            origin=(table.origin[0], table.origin[1]),
-            cols=table.cols,
-            rows=table.rows,
-            spacing=table.spacing,
-            mass=table.mass,
-            thickness=table.thickness,
-            tear_ratio=table.tear_ratio if table.tearable else math.inf,
-            compliance=table.compliance,
-            shear=table.shear,
-            bend=table.bend,
-            pins=pin_layout(table),
-            look=cloth_look(table, level),
-        )
-        esper.add_component(entity, cloth)
-    for table in model.balls:
-        build_balls(stores, esper.create_entity(BallSet(name=table.name)), table)
-    for table in model.creature:
-        entity = esper.create_entity()
-        esper.add_component(entity, creature(stores, entity, table))
-    for table in model.boxes:
-        entity = esper.create_entity()
-        esper.add_component(entity, boxes(stores, entity, table))
-    for table in model.skeleton:
-        entity = esper.create_entity()
-        skinned, driver = skeleton(stores, entity, table, level)
-        esper.add_component(entity, skinned)
-        if driver is not None:
-            esper.add_component(entity, driver)
-    tools = model.tools
-    return esper.create_entity(
+KINDS: dict[type, str] = {
+    Cloth: "cloth",
+    Balls: "balls",
+    Creature: "creature",
+    Boxes: "boxes",
+    Skeleton: "skeleton",
+}
+"""Each body spec's kind: the level table that holds such bodies."""
+
+
+def tool_components(tools: ToolsTable) -> list[object]:
+    """What the input tools act through, on Weft's own entity; the pour tool's stream from ``tools.seed``."""
+    return [
         Grab(),
         CutStroke(),
         ForceField(),
@@ -161,7 +139,43 @@ def build_world(level: LoadedLevel) -> int:
         Pour(rng=np.random.default_rng(tools.seed)),
         Shake(),
         Press(),
-    )
+    ]
+
+
+def build_body(stores: Stores, entity: int, spec: Spec, directory: Path) -> list[object]:
+    """Add the body ``spec`` describes to the stores, owned by ``entity``; return the components to put
+    on it (a ``Body`` first). File names in the spec are relative to ``directory``."""
+    if isinstance(spec, Cloth):
+        made: list[object] = [
+            build_cloth(
+                stores,
+                entity,
+                name=spec.name,
+                origin=(spec.origin[0], spec.origin[1]),
+                cols=spec.cols,
+                rows=spec.rows,
+                spacing=spec.spacing,
+                mass=spec.mass,
+                thickness=spec.thickness,
+                tear_ratio=spec.tear_ratio if spec.tearable else math.inf,
+                compliance=spec.compliance,
+                shear=spec.shear,
+                bend=spec.bend,
+                pins=pin_layout(spec),
+                look=cloth_look(spec, directory),
+            )
+        ]
+    elif isinstance(spec, Balls):
+        build_balls(stores, entity, spec)
+        made = [BallSet(name=spec.name)]
+    elif isinstance(spec, Creature):
+        made = [creature(stores, entity, spec)]
+    elif isinstance(spec, Boxes):
+        made = [boxes(stores, entity, spec)]
+    else:
+        skinned, driver = skeleton(stores, entity, spec, directory)
+        made = [skinned] if driver is None else [skinned, driver]
+    return [Body(KINDS[type(spec)], spec.name, spec), *made]
 
 
 def creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
@@ -214,7 +228,7 @@ def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
 
 
 def skeleton(
-    stores: Stores, entity: int, table: Skeleton, level: LoadedLevel
+    stores: Stores, entity: int, table: Skeleton, directory: Path
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """The character a ``[[skeleton]]`` table describes: its skin, and its ragdoll (in the stores) or clip."""
     names = [joint.name for joint in table.joints]
@@ -230,7 +244,7 @@ def skeleton(
         for bone in table.bones
     ]
     skin = table.skin
-    texture = str((level.directory / skin.texture).resolve()) if skin.texture else None
+    texture = str((directory / skin.texture).resolve()) if skin.texture else None
     rect = skin.rect or _joint_box(table)
     bone_names = [bone.name for bone in table.bones]
     mesh = MeshSpec(
@@ -283,7 +297,7 @@ def skeleton_problems(level: LoadedLevel) -> list[Problem]:
     label = file_label(level.source)
     for k, table in enumerate(level.model.skeleton):
         try:
-            skinned, _ = skeleton(Stores(), 0, table, level)
+            skinned, _ = skeleton(Stores(), 0, table, level.directory)
         except BoneError as error:
             bone = [bone.name for bone in table.bones].index(error.bone)
             problems.append(Problem(label, ("skeleton", k, "bones", bone), str(error)))

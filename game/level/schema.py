@@ -562,3 +562,9 @@ class Level(Table):
                 f"expected room for the level's {total} circles, got {self.world.max_circles}",
             )
         return self
+
+
+Spec = Cloth | Balls | Boxes | Creature | Skeleton
+"""A body's spec: the table of a level that describes one body (``physics.add`` takes any of them)."""
+
+SPECS = (Cloth, Balls, Boxes, Creature, Skeleton)

@@ -202,11 +202,14 @@ void main() {
 """
 
 
-def body_rows(store: RigidStore, sets: list[BoxSet]) -> npt.NDArray[np.float32]:
+def body_rows(
+    store: RigidStore, sets: list[BoxSet], hidden: list[BoxSet] | tuple[BoxSet, ...] = ()
+) -> npt.NDArray[np.float32]:
     """``(count, BODY_FIELDS)`` float32: each box's half extents (px) and its set's colour (0..1).
 
     Box k of a set takes ``colors[k % len(colors)]``; boxes no set claims
-    are drawn in ``UNCLAIMED`` grey.
+    are drawn in ``UNCLAIMED`` grey; the boxes of the ``hidden`` sets are
+    given no opacity at all (they are drawn, unseen, in the one call).
     """
     count = store.count
     colors = np.tile(np.array(UNCLAIMED, dtype=np.float64), (count, 1))
@@ -214,6 +217,8 @@ def body_rows(store: RigidStore, sets: list[BoxSet]) -> npt.NDArray[np.float32]:
         rows = np.arange(boxes.bodies.start, min(boxes.bodies.stop, count))
         palette = np.array(boxes.colors, dtype=np.float64).reshape(-1, 4)
         colors[rows] = palette[(rows - boxes.bodies.start) % len(palette)]
+    for boxes in hidden:
+        colors[boxes.bodies.start : min(boxes.bodies.stop, count), 3] = 0.0
     bodies = np.empty((count, BODY_FIELDS), dtype=np.float32)
     bodies[:, 0:2] = store.half[:count]
     bodies[:, 2:6] = colors / 255.0
@@ -307,11 +312,13 @@ class BoxSystem(System):
         if store.count == 0:
             return
         sets = by_entity(BoxSet)
-        key = (self.options.world, store.count, tuple((entity, id(boxes)) for entity, boxes in sets))
-        if key != self._layout_key:  # boxes are only added: colours hold until the sets change
+        hidden = self.options.hidden
+        key = (self.options.world, store.count, tuple((e, id(boxes)) for e, boxes in sets), hidden)
+        if key != self._layout_key:  # the colours hold until the sets change
             self._layout_key = key
             self._reserve(store.count)
-            self._bodies.write(body_rows(store, [boxes for _, boxes in sets]))
+            unseen = [boxes for entity, boxes in sets if entity in hidden]
+            self._bodies.write(body_rows(store, [boxes for _, boxes in sets], unseen))
         n = motion_rows(store, self._staging)
         self._motion.write(self._staging[:n])
         self._set("zoom", self.options.zoom)

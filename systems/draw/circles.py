@@ -194,7 +194,7 @@ class CircleSystem(System):
         self._staging = (np.zeros((0, 2), np.float32), np.zeros((0, 2), np.float32), np.zeros(0, np.float32))
         self._palette: tuple[tuple[int, int, int, int], ...] = ()
         self._uniforms: dict[str, object] = {}
-        self._rows_key: tuple[object, int] | None = None
+        self._rows_key: tuple[object, int, frozenset[int]] | None = None
         self._indices: npt.NDArray[np.int64] | None = None
 
     def process(self, step: Step) -> None:
@@ -230,17 +230,22 @@ class CircleSystem(System):
             self._program[name] = value
 
     def _circle_indices(self, particles: ParticleStore) -> npt.NDArray[np.int64] | None:
-        """Rows of the store that are circles, or None when every row in use is one.
+        """Rows of the store that are circles of bodies not hidden, or None when every row in use is one.
 
-        Particles are only ever appended (a rebuild makes a new world), so the
-        answer is cached for as long as the world and the particle count stay the same.
+        Rows change only when bodies come or go (``options.world`` then changes) or
+        circles are poured (the count changes), so the answer is kept until one of those.
         """
-        if particles.circles == particles.count:
+        hidden = self.options.hidden
+        if particles.circles == particles.count and not hidden:
             return None
-        key = (self.options.world, particles.count)
+        key = (self.options.world, particles.count, hidden)
         if key != self._rows_key:
             self._rows_key = key
-            self._indices = np.flatnonzero(particles.kind[: particles.count] == ParticleKind.CIRCLE)
+            n = particles.count
+            shown = particles.kind[:n] == ParticleKind.CIRCLE
+            if hidden:
+                shown &= ~np.isin(particles.owner[:n], list(hidden))
+            self._indices = np.flatnonzero(shown)
         return self._indices
 
     def _set_palette(self, palette: tuple[tuple[int, int, int, int], ...]) -> None:

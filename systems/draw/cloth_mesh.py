@@ -157,6 +157,8 @@ class ClothMeshSystem(System):
             present = {entity for entity, _ in cloths}
             self._sheets = {entity: sheet for entity, sheet in self._sheets.items() if entity in present}
         for entity, cloth in cloths:
+            if entity in self.options.hidden:
+                continue
             sheet = self._sheets.get(entity)
             if sheet is None:
                 sheet = self._sheets[entity] = self._new_sheet(cloth, distances)

@@ -297,7 +297,7 @@ class CreatureSystem(System):
         self._layout_key: tuple[object, tuple[tuple[int, int], ...]] | None = None
 
     def process(self, step: Step) -> None:
-        bodies = by_entity(SoftBody)
+        bodies = [(entity, body) for entity, body in by_entity(SoftBody) if entity not in self.options.hidden]
         if not bodies:
             return
         key = (self.options.world, tuple((entity, id(body)) for entity, body in bodies))

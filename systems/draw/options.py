@@ -37,3 +37,5 @@ class DrawOptions:
     """What places a circle on the palette ramp: ``"size"`` or ``"speed"`` (the level's ``[view]``)."""
     palette: tuple[tuple[int, int, int, int], ...] = DEFAULT_PALETTE
     """The circles' colour ramp, RGBA 0-255, from small (or still) to large (or fast)."""
+    hidden: frozenset[int] = frozenset()
+    """Entities of bodies not drawn (a game draws them as sprites of its own)."""

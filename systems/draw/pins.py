@@ -97,7 +97,8 @@ class PinMarkerSystem(System):
             return
         stores = world.stores()
         pins = stores.pins
-        bodies = np.array([entity for entity, _ in esper.get_component(Sheet)], dtype=np.int64)
+        hidden = self.options.hidden
+        bodies = np.array([e for e, _ in esper.get_component(Sheet) if e not in hidden], dtype=np.int64)
         # a few pins against a few bodies: a broadcast compare beats np.isin's setup cost
         owned = (pins.owner[: pins.count, None] == bodies[None, :]).any(axis=1)
         points = stores.particles.pos[pins.index[: pins.count][owned]].astype("f4")

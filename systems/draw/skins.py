@@ -236,7 +236,7 @@ class SkinMeshSystem(System):
         self._debug = StrokeBatch(ctx)
 
     def process(self, step: Step) -> None:
-        characters = by_entity(Skinned)
+        characters = [(e, skinned) for e, skinned in by_entity(Skinned) if e not in self.options.hidden]
         if self.options.world != self._world:
             # a rebuilt world reuses entity ids for other characters: start afresh
             self._characters.clear()

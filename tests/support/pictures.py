@@ -84,7 +84,7 @@ def draw_calls(pictures: Offscreen, system_name: str, debug: bool = False) -> in
     Counted by wrapping the GL geometry's ``render`` while the system draws (the
     pictures must have been captured once, so its buffers exist).
     """
-    system = next(s for s in pictures.renderer.systems if s.name == system_name)
+    system = next(s for s in pictures.renderer.bodies.systems if s.name == system_name)
     geometry = type(pictures.ctx.geometry())
     render = geometry.render
     calls = 0
@@ -94,10 +94,10 @@ def draw_calls(pictures: Offscreen, system_name: str, debug: bool = False) -> in
         calls += 1
         render(self, *args, **kwargs)
 
-    pictures.renderer.options.debug = debug
+    pictures.renderer.bodies.options.debug = debug
     geometry.render = counted  # type: ignore[method-assign]
     try:
-        with pictures.renderer.camera.activate():
+        with pictures.renderer.camera.activate(), pictures.session.sim.physics.entered():
             system.process(Step(frame=pictures.session.sim.frame))
     finally:
         geometry.render = render  # type: ignore[method-assign]

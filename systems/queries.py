@@ -1,0 +1,129 @@
+"""What lies under a point, and what a segment meets first: the questions a game asks of the world.
+
+Each answer is one pass of numpy over a store's rows (a query is a call
+from the game, not part of a frame), in store rows; ``weft.Physics`` turns
+rows into bodies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from weft.components import ParticleKind, Stores
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def discs_at(stores: Stores, x: float, y: float) -> tuple[IntArray, FloatArray]:
+    """The particles with a radius whose disc holds ``(x, y)``, and the point's distance from each
+    centre, px."""
+    particles = stores.particles
+    n = particles.count
+    offset = particles.pos[:n] - (x, y)
+    distance = np.hypot(offset[:, 0], offset[:, 1])
+    rows = np.flatnonzero((particles.radius[:n] > 0.0) & (distance <= particles.radius[:n]))
+    return rows, distance[rows]
+
+
+def boxes_at(stores: Stores, x: float, y: float) -> tuple[IntArray, FloatArray]:
+    """The boxes that hold ``(x, y)`` (edges included), and the point's distance from each centre, px."""
+    rigid = stores.rigid
+    n = rigid.count
+    dx, dy = x - rigid.pos[:n, 0], y - rigid.pos[:n, 1]
+    c, s = np.cos(rigid.angle[:n]), np.sin(rigid.angle[:n])
+    local_x, local_y = c * dx + s * dy, -s * dx + c * dy  # the point in each box's own frame
+    inside = (np.abs(local_x) <= rigid.half[:n, 0]) & (np.abs(local_y) <= rigid.half[:n, 1])
+    rows = np.flatnonzero(inside)
+    return rows, np.hypot(dx, dy)[rows]
+
+
+def triangles_at(pos: FloatArray, triangles: IntArray, x: float, y: float) -> IntArray:
+    """Which of the ``(t, 3)`` particle triangles hold ``(x, y)`` (either winding, edges included)."""
+    a, b, c = pos[triangles[:, 0]], pos[triangles[:, 1]], pos[triangles[:, 2]]
+
+    def side(p: FloatArray, q: FloatArray) -> FloatArray:
+        return (q[:, 0] - p[:, 0]) * (y - p[:, 1]) - (q[:, 1] - p[:, 1]) * (x - p[:, 0])
+
+    d1, d2, d3 = side(a, b), side(b, c), side(c, a)
+    negative = (d1 < 0) | (d2 < 0) | (d3 < 0)
+    positive = (d1 > 0) | (d2 > 0) | (d3 > 0)
+    return np.flatnonzero(~(negative & positive))
+
+
+def polygon_holds(points: FloatArray, x: float, y: float) -> bool:
+    """Whether the closed polygon ``(n, 2)`` holds ``(x, y)`` (even-odd rule: a ray to +x crosses
+    its edges an odd number of times)."""
+    p, q = points, np.roll(points, -1, axis=0)
+    straddles = (p[:, 1] > y) != (q[:, 1] > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross_x = p[:, 0] + (y - p[:, 1]) * (q[:, 0] - p[:, 0]) / (q[:, 1] - p[:, 1])
+    return bool(np.count_nonzero(straddles & (x < cross_x)) % 2)
+
+
+def cast_circles(stores: Stores, start: FloatArray, end: FloatArray) -> tuple[int, float, FloatArray]:
+    """The first circle the segment ``start -> end`` enters: its row, the fraction of the segment at
+    the hit and the surface normal there; row -1 when none. Circles holding ``start`` are passed by.
+
+    The hit solves ``|s + t d - c|² = r²`` for the smaller root ``t = (-b - sqrt(b² - 4ac)) / 2a``,
+    with ``a = d·d``, ``b = 2 (s - c)·d`` and ``c' = |s - c|² - r²`` (> 0: the start is outside).
+    """
+    particles = stores.particles
+    n = particles.count
+    rows = np.flatnonzero(particles.kind[:n] == ParticleKind.CIRCLE)
+    d = end - start
+    a = float(d @ d)
+    if len(rows) == 0 or a == 0.0:
+        return -1, 1.0, np.zeros(2)
+    f = start - particles.pos[rows]
+    r = particles.radius[rows]
+    b = 2.0 * (f @ d)
+    c = np.einsum("ij,ij->i", f, f) - r * r
+    disc = b * b - 4.0 * a * c
+    with np.errstate(invalid="ignore"):
+        t = (-b - np.sqrt(disc)) / (2.0 * a)
+    hit = (c > 0.0) & (disc >= 0.0) & (t >= 0.0) & (t <= 1.0)
+    if not hit.any():
+        return -1, 1.0, np.zeros(2)
+    k = int(np.flatnonzero(hit)[np.argmin(t[hit])])
+    point = start + t[k] * d
+    normal = (point - particles.pos[rows[k]]) / r[k]
+    return int(rows[k]), float(t[k]), normal
+
+
+def cast_boxes(stores: Stores, start: FloatArray, end: FloatArray) -> tuple[int, float, FloatArray]:
+    """The first box the segment ``start -> end`` enters: its row, the fraction at the hit and the
+    face's outward normal; row -1 when none. Boxes holding ``start`` are passed by.
+
+    Slabs (Kay and Kajiya): in each box's frame the segment is inside both pairs of faces for
+    ``t`` in ``[max(t_near), min(t_far)]``; it enters where the later of the two near faces is.
+    """
+    rigid = stores.rigid
+    n = rigid.count
+    d = end - start
+    if n == 0 or not d.any():
+        return -1, 1.0, np.zeros(2)
+    c, s = np.cos(rigid.angle[:n]), np.sin(rigid.angle[:n])
+    offset = start - rigid.pos[:n]
+    origin = np.column_stack([c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1]])
+    direction = np.column_stack([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
+    half = rigid.half[:n]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = (-half - origin) / direction
+        high = (half - origin) / direction
+    near, far = np.minimum(low, high), np.maximum(low, high)
+    parallel = direction == 0.0  # never crosses those faces: inside the slab for all t, or never
+    inside_slab = np.abs(origin) <= half
+    near = np.where(parallel, np.where(inside_slab, -np.inf, np.inf), near)
+    far = np.where(parallel, np.where(inside_slab, np.inf, -np.inf), far)
+    enter, leave = near.max(axis=1), far.min(axis=1)
+    hit = (enter <= leave) & (enter > 0.0) & (enter <= 1.0)
+    if not hit.any():
+        return -1, 1.0, np.zeros(2)
+    k = int(np.flatnonzero(hit)[np.argmin(enter[hit])])
+    axis = int(np.argmax(near[k]))
+    local = np.zeros(2)
+    local[axis] = -np.sign(direction[k, axis])  # the face met first faces back along the ray
+    normal = np.array([c[k] * local[0] - s[k] * local[1], s[k] * local[0] + c[k] * local[1]])
+    return k, float(enter[k]), normal

@@ -1,0 +1,537 @@
+"""weft.Physics inside a game's own esper world: it leaves the world as the game has it, bodies come and
+go between frames without moving anything else, and contacts, queries and sprites behave."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+
+import esper
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import weft
+from weft.components import CutStroke
+from weft.levels import LEVELS_DIR
+
+_names = itertools.count()
+
+
+@pytest.fixture
+def game_world() -> Iterator[str]:
+    """A fresh esper world of the game's own, current during the test, deleted after it."""
+    previous = esper.current_world
+    name = f"game-{next(_names)}"
+    esper.switch_world(name)
+    yield name
+    esper.switch_world(previous)
+    esper.delete_world(name)
+
+
+class Counter(esper.Processor):
+    """The game's own processor: counts the frames it ran, and in which world."""
+
+    def __init__(self) -> None:
+        self.worlds: list[str] = []
+
+    def process(self, dt: float) -> None:
+        self.worlds.append(esper.current_world)
+
+
+def scene(physics: weft.Physics) -> dict[str, int]:
+    """A sheet, a stack of boxes, a lone crate and a few marbles."""
+    return {
+        "sheet": physics.add(weft.Cloth(cols=12, rows=8, origin=(150, 650), spacing=12)),
+        "stack": physics.add(weft.Boxes(layout="stack", count=3, base=[700, 0], size=[40, 40])),
+        "crate": physics.add(weft.Boxes(layout="list", positions=[[1000, 20]], size=[40, 40])),
+        "marbles": physics.add(weft.Balls(count=40, radius=[5, 5], region=[300, 40, 600, 200])),
+    }
+
+
+def test_the_games_processor_runs_every_frame_and_its_world_stays_current(game_world: str) -> None:
+    counter = Counter()
+    esper.add_processor(counter)
+    player = esper.create_entity("the player", 3.5)
+
+    physics = weft.Physics()
+    assert esper.current_world == game_world
+    bodies = scene(physics)
+    physics.load(LEVELS_DIR / "stack.toml")
+    for _ in range(60):
+        esper.process(1 / 60)
+        assert esper.current_world == game_world
+        physics.positions(bodies["marbles"])
+        physics.pose(bodies["crate"])
+        physics.query_point((700, 20))
+        assert esper.current_world == game_world
+
+    assert counter.worlds == [game_world] * 60
+    assert physics.frame == 60
+    assert esper.component_for_entity(player, str) == "the player"
+    assert esper.component_for_entity(player, float) == 3.5
+    assert player not in physics.bodies() and physics.entity != player
+    assert esper.component_for_entity(bodies["crate"], weft.Body).kind == "boxes"
+
+
+def test_a_physics_in_another_world_never_switches_the_current_one(game_world: str) -> None:
+    physics = weft.Physics(world=f"{game_world}-physics")
+    try:
+        crate = physics.add(weft.Boxes(layout="list", positions=[[400, 300]], size=[40, 40]))
+        physics.step(30)
+        physics.apply_impulse(crate, (0, 5000))
+        assert esper.current_world == game_world
+        assert not esper.get_component(weft.Body)  # the game's world holds none of Weft's
+    finally:
+        physics.close()
+        esper.delete_world(f"{game_world}-physics")
+
+
+def test_two_physics_in_two_worlds_run_side_by_side_without_touching(game_world: str) -> None:
+    first = weft.Physics()
+    second = weft.Physics(world=f"{game_world}-second")
+    try:
+        one, two = scene(first), scene(second)
+        assert first.state_hash() == second.state_hash()
+        first.step(20)
+        assert first.state_hash() != second.state_hash()
+        second.step(20)
+        assert first.state_hash() == second.state_hash()
+        assert one == two  # the same entity ids, each in its own world
+    finally:
+        second.close()
+        esper.delete_world(f"{game_world}-second")
+
+
+def test_a_second_physics_in_one_world_is_refused(game_world: str) -> None:
+    weft.Physics()
+    with pytest.raises(ValueError, match=r"already has a weft\.Physics"):
+        weft.Physics()
+
+
+def test_the_processor_steps_fixed_frames_from_the_time_it_is_given(game_world: str) -> None:
+    physics = weft.Physics()
+    esper.process(0.5 / 60)
+    assert physics.frame == 0
+    esper.process(0.5 / 60)
+    assert physics.frame == 1
+    esper.process(1.0)  # a long stall: four frames caught up, the rest dropped
+    assert physics.frame == 5
+    esper.process()  # no time given: one frame
+    assert physics.frame == 6
+
+
+def particles_and_boxes(physics: weft.Physics, entities: list[int]) -> list[np.ndarray]:
+    return [physics.positions(entity) for entity in entities] + [physics.poses(entities[1])]
+
+
+def test_adding_balls_and_removing_a_box_leave_every_other_body_where_it_was(
+    game_world: str,
+) -> None:
+    edited = weft.Physics()
+    plain = weft.Physics(world=f"{game_world}-plain")
+    try:
+        bodies, same = scene(edited), scene(plain)
+        others = [bodies[name] for name in ("sheet", "stack", "marbles")]
+        edited.step(100)
+        plain.step(100)
+        edited.add(weft.Balls(count=300, radius=[4, 6], region=[100, 300, 1180, 600], seed=3))
+        for a, b in zip(
+            particles_and_boxes(edited, others),
+            particles_and_boxes(plain, [same[name] for name in ("sheet", "stack", "marbles")]),
+            strict=True,
+        ):
+            assert np.array_equal(a, b)  # bit for bit: the add moved nothing
+        edited.step(100)
+        before = particles_and_boxes(edited, others)
+        edited.remove(bodies["crate"])
+        after = particles_and_boxes(edited, others)
+        for a, b in zip(before, after, strict=True):
+            assert np.array_equal(a, b)
+        # and on from there smoothly: nothing jumps (a resting stack and sheet barely move)
+        last = after
+        for _ in range(30):
+            edited.step()
+            now = particles_and_boxes(edited, others)
+            for a, b in zip(last, now, strict=True):
+                assert np.abs(a - b).max() < 12.0  # px a frame: below a free fall's 16 px/frame at 1 s
+            last = now
+        stack = edited.poses(bodies["stack"])
+        assert np.abs(stack[:, 0] - 700).max() < 10.0 and np.abs(stack[:, 2]).max() < 0.1  # it stands
+    finally:
+        plain.close()
+        esper.delete_world(f"{game_world}-plain")
+
+
+def test_the_same_adds_and_removes_at_the_same_frames_give_the_same_state(game_world: str) -> None:
+    hashes = []
+    for run in range(2):
+        physics = weft.Physics(world=f"{game_world}-{run}")
+        try:
+            bodies = scene(physics)
+            physics.step(30)
+            extra = physics.add(weft.Balls(count=50, radius=[3, 7], region=[700, 300, 1000, 500]))
+            physics.step(30)
+            physics.remove(bodies["stack"])
+            physics.set_velocity(extra, (200, 0))
+            physics.step(30)
+            hashes.append(physics.state_hash())
+        finally:
+            physics.close()
+            esper.delete_world(f"{game_world}-{run}")
+    assert hashes[0] == hashes[1]
+
+
+def test_a_body_the_game_deletes_with_esper_is_taken_out_at_the_next_frame(game_world: str) -> None:
+    physics = weft.Physics()
+    bodies = scene(physics)
+    physics.step(10)
+    sheet = physics.positions(bodies["sheet"])
+    count = physics.stores.particles.count
+    esper.delete_entity(bodies["marbles"])
+    esper.process(1 / 60)
+    assert physics.stores.particles.count == count - 40
+    assert bodies["marbles"] not in physics.bodies()
+    assert np.abs(physics.positions(bodies["sheet"]) - sheet).max() < 3.0
+
+
+def test_a_custom_system_can_add_and_remove_bodies_which_happen_when_the_frame_ends(game_world: str) -> None:
+    physics = weft.Physics()
+    bodies = scene(physics)
+    made: list[int] = []
+
+    class Spawner(weft.System):
+        name = "spawner"
+        stage = weft.Stage.FRAME_START
+
+        def process(self, step: weft.Step) -> None:
+            if step.frame == 5:
+                made.append(physics.add(weft.Balls(positions=[[640, 600]], radius=[8, 8])))
+                physics.remove(bodies["crate"])
+
+    physics.add_system(Spawner())
+    physics.step(5)
+    assert physics.stores.particles.count == 12 * 8 + 40
+    physics.step()
+    assert made and made[0] in physics.bodies() and bodies["crate"] not in physics.bodies()
+    assert physics.stores.particles.count == 12 * 8 + 41
+    assert physics.stores.rigid.count == 3
+
+
+def test_clearing_the_games_world_empties_weft_too(game_world: str) -> None:
+    physics = weft.Physics()
+    scene(physics)
+    esper.process(1 / 60)
+    esper.clear_database()
+    esper.process(1 / 60)
+    assert physics.bodies() == [] and physics.stores.particles.count == 0
+    crate = physics.add(weft.Boxes(layout="list", positions=[[400, 300]], size=[40, 40]))
+    esper.process(1 / 60)
+    assert physics.pose(crate)[1] < 300
+
+
+def test_contact_begins_once_as_a_ball_lands_on_a_box_and_ends_once_as_it_slides_off(
+    game_world: str,
+) -> None:
+    physics = weft.Physics()
+    ramp = physics.add(
+        weft.Boxes(
+            layout="list", positions=[[640, 200]], size=[300, 20], angles_deg=[-20], fixed=True, friction=0.1
+        )
+    )
+    ball = physics.add(weft.Balls(positions=[[580, 300]], radius=[8, 8]))
+    events: list[tuple[str, int, int]] = []
+
+    def began(a: int, b: int) -> None:
+        events.append(("begin", a, b))
+
+    def ended(a: int, b: int) -> None:
+        events.append(("end", a, b))
+
+    esper.set_handler(weft.CONTACT_BEGIN, began)
+    esper.set_handler(weft.CONTACT_END, ended)
+    for _ in range(240):
+        esper.process(1 / 60)
+    pair = (min(ramp, ball), max(ramp, ball))
+    assert events == [("begin", *pair), ("end", *pair)]
+    assert physics.positions(ball)[0, 0] > 790  # it slid off the low end (friction 0.1 < tan 20°)
+
+
+def test_torn_reports_the_threads_a_cut_severs(game_world: str) -> None:
+    physics = weft.Physics(settings=weft.World(gravity=[0, 0]))
+    sheet = physics.add(weft.Cloth(cols=10, rows=6, origin=(300, 500), spacing=20))
+    torn: list[tuple[int, int]] = []
+
+    def on_torn(entity: int, count: int) -> None:
+        torn.append((entity, count))
+
+    esper.set_handler(weft.TORN, on_torn)
+    physics.step(2)
+    physics.component(CutStroke).segments.append((395, 520, 395, 380))  # down between columns 4 and 5
+    physics.step(2)
+    assert torn == [(sheet, 6)]  # the horizontal thread of each of the six rows, cut between two columns
+
+
+def test_specs_made_in_code_give_the_messages_a_level_file_gives(tmp_path) -> None:
+    mistakes = [
+        ("cloth", {"cols": -3}),
+        ("cloth", {"colls": 3}),
+        ("cloth", {"pins": {"layout": "evry"}}),
+        ("balls", {"radius": [4, 8, 9]}),
+        ("boxes", {"size": [40, "40"]}),
+        ("creature", {"points": 2.5}),
+    ]
+    specs = {"cloth": weft.Cloth, "balls": weft.Balls, "boxes": weft.Boxes, "creature": weft.Creature}
+    for table, values in mistakes:
+        with pytest.raises(weft.LevelError) as from_code:
+            specs[table](**values)
+        level = tmp_path / f"{table}.toml"
+        level.write_text(f"[[{table}]]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in values.items()))
+        with pytest.raises(weft.LevelError) as from_file:
+            weft.Simulation.load(level)
+        code = str(from_code.value).split(": ", 1)[1]
+        file = str(from_file.value).split(": ", 1)[1].split(" (line")[0].removeprefix(f"{table}.0.")
+        assert code == file
+        assert str(from_code.value).startswith(f"weft.{specs[table].__name__}: ")
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)
+
+
+def test_specs_take_tuples_and_numpy_values(game_world: str) -> None:
+    physics = weft.Physics()
+    crates = physics.add(
+        weft.Boxes(layout="list", positions=np.array([[400.0, 300.0], [500, 300]]), size=(40, 40))
+    )
+    sheet = physics.add(weft.Cloth(cols=np.int64(4), rows=3, origin=(200, 650), spacing=np.float32(12)))
+    assert physics.positions(crates).tolist() == [[400.0, 300.0], [500.0, 300.0]]
+    assert physics.positions(sheet)[0].tolist() == [200.0, 650.0]
+    with pytest.raises(TypeError, match="expected a body spec"):
+        physics.add({"cols": 3})  # type: ignore[arg-type]
+
+
+def test_impulses_and_velocities_act_on_boxes_and_circles(game_world: str) -> None:
+    physics = weft.Physics(settings=weft.World(gravity=[0, 0]))
+    crate = physics.add(weft.Boxes(layout="list", positions=[[400, 300]], size=[40, 40], density=2))
+    marbles = physics.add(weft.Balls(positions=[[800, 300], [900, 300]], radius=[5, 5]))
+    mass = 2 * 40 * 40 / (math.pi * 25)
+    physics.apply_impulse(crate, (0, 500))
+    assert physics.velocities(crate)[0] == pytest.approx([0, 500 / mass])
+    physics.set_velocity(marbles, (120, -60))
+    assert physics.velocities(marbles) == pytest.approx(np.array([[120, -60], [120, -60]]))
+    physics.step(60)  # no gravity, no damping of boxes: a second at those speeds
+    assert physics.pose(crate)[1] == pytest.approx(300 + 500 / mass, abs=0.5)
+    assert physics.positions(marbles)[0, 0] == pytest.approx(
+        800 + 120 * 0.99 ** np.arange(60).mean(), rel=0.05
+    )
+    with pytest.raises(ValueError, match="finite"):
+        physics.set_velocity(crate, (math.nan, 0))
+
+
+def test_a_sprite_following_a_tilted_box_takes_its_position_and_angle_every_frame(game_world: str) -> None:
+    import arcade
+
+    from weft.draw import follow
+
+    physics = weft.Physics()
+    crate = physics.add(weft.Boxes(layout="list", positions=[[400, 400]], size=[40, 40], angles_deg=[30]))
+    physics.add(
+        weft.Boxes(layout="list", positions=[[400, 100]], size=[400, 20], angles_deg=[10], fixed=True)
+    )
+    sprite = arcade.SpriteSolidColor(40, 40)
+    follow(sprite, crate)
+    angles = set()
+    for _ in range(90):
+        esper.process(1 / 60)
+        x, y, angle = physics.pose(crate)
+        assert sprite.position == pytest.approx((x, y))
+        assert sprite.angle == pytest.approx(-math.degrees(angle))  # Arcade: degrees, clockwise
+        angles.add(round(angle, 2))
+    assert len(angles) > 5  # it turned as it fell and landed
+
+
+# -- queries against brute force ---------------------------------------------------------------------
+
+
+def fixed_scene(physics: weft.Physics, circles: list, boxes: list) -> tuple[int | None, int | None]:
+    balls = None
+    if circles:
+        centres = [[x, y] for x, y, _ in circles]
+        balls = physics.add(weft.Balls(positions=centres, radius=[1.0, 1.0], fixed=True))
+        physics.stores.particles.radius[physics.rows(balls)[1]] = [r for _, _, r in circles]
+    crates = None
+    if boxes:
+        crates = physics.add(
+            weft.Boxes(layout="list", positions=[[x, y] for x, y, *_ in boxes], size=[2, 2], fixed=True,
+                       angles_deg=[math.degrees(a) for *_, a in boxes])
+        )  # fmt: skip
+        physics.stores.rigid.half[physics.rows(crates)[1]] = [[w, h] for _, _, w, h, _ in boxes]
+    return balls, crates
+
+
+coordinate = st.floats(0, 400)
+circle = st.tuples(coordinate, coordinate, st.floats(2, 40))
+box = st.tuples(coordinate, coordinate, st.floats(2, 60), st.floats(2, 60), st.floats(-math.pi, math.pi))
+point = st.tuples(coordinate, coordinate)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.lists(circle, max_size=12),
+    st.lists(box, max_size=12),
+    st.lists(st.tuples(coordinate, coordinate), min_size=1, max_size=5),
+)
+def test_query_point_finds_what_brute_force_finds_nearest_first(circles, boxes, points) -> None:
+    name = f"query-{next(_names)}"
+    physics = weft.Physics(world=name)
+    try:
+        balls, crates = fixed_scene(physics, circles, boxes)
+        for x, y in points:
+            expected = []
+            for k, (cx, cy, r) in enumerate(circles):
+                d = math.dist((x, y), (cx, cy))
+                if d <= r:
+                    expected.append((d, balls, k))
+            for k, (bx, by, w, h, a) in enumerate(boxes):
+                # inside when on the inner side of all four edges (counter-clockwise corners)
+                corners = box_corners(bx, by, w, h, a)
+                inner = all(
+                    (q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0]) >= -1e-9
+                    for p, q in zip(corners, corners[1:] + corners[:1], strict=True)
+                )
+                if inner:
+                    expected.append((math.dist((x, y), (bx, by)), crates, k))
+            found = physics.query_point((x, y))
+            assert sorted(found) == sorted((entity, k) for _, entity, k in expected)
+            distances = [next(d for d, e, k in expected if (e, k) == hit) for hit in found]
+            assert distances == sorted(distances)
+    finally:
+        physics.close()
+        esper.delete_world(name)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.lists(circle, max_size=10), st.lists(box, max_size=10), coordinate, coordinate, coordinate, coordinate
+)
+def test_raycast_finds_the_first_hit_brute_force_finds(circles, boxes, x0, y0, x1, y1) -> None:
+    name = f"ray-{next(_names)}"
+    physics = weft.Physics(world=name)
+    try:
+        balls, crates = fixed_scene(physics, circles, boxes)
+        hit = physics.raycast((x0, y0), (x1, y1))
+        hits = brute_force_ray(circles, boxes, (x0, y0), (x1, y1))
+        if not hits:
+            assert hit is None
+            return
+        fraction = hits[0][0]
+        assert hit is not None
+        assert hit.fraction == pytest.approx(fraction, abs=1e-7)
+        first = {((balls if kind == "circle" else crates), k) for t, kind, k in hits if t - fraction < 1e-7}
+        assert (hit.entity, hit.index) in first  # two shapes entered at one point: either is first
+        assert math.hypot(*hit.normal) == pytest.approx(1.0)
+        assert hit.point == pytest.approx((x0 + fraction * (x1 - x0), y0 + fraction * (y1 - y0)), abs=1e-6)
+    finally:
+        physics.close()
+        esper.delete_world(name)
+
+
+def brute_force_ray(circles, boxes, start, end):
+    """The first entry into a circle (by bisection on the distance) or a box (Cyrus-Beck clipping of
+    the segment against its four edges), every one, first first; shapes holding the start are passed by."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    hits = []
+    for k, (cx, cy, r) in enumerate(circles):
+        if math.dist(start, (cx, cy)) <= r:
+            continue
+        # the closest approach, then bisection from the start to it for where the distance is r
+        length2 = dx * dx + dy * dy
+        if length2 == 0:
+            continue
+        t_close = min(1.0, max(0.0, ((cx - x0) * dx + (cy - y0) * dy) / length2))
+        if math.dist((x0 + t_close * dx, y0 + t_close * dy), (cx, cy)) > r:
+            continue
+        low, high = 0.0, t_close
+        for _ in range(80):
+            mid = (low + high) / 2
+            if math.dist((x0 + mid * dx, y0 + mid * dy), (cx, cy)) > r:
+                low = mid
+            else:
+                high = mid
+        hits.append((high, "circle", k))
+    for k, (bx, by, w, h, a) in enumerate(boxes):
+        corners = box_corners(bx, by, w, h, a)
+        t_in, t_out, inside = 0.0, 1.0, True
+        for p, q in zip(corners, corners[1:] + corners[:1], strict=True):
+            nx, ny = q[1] - p[1], -(q[0] - p[0])  # outward normal of a counter-clockwise edge
+            start_side = (x0 - p[0]) * nx + (y0 - p[1]) * ny
+            rate = dx * nx + dy * ny
+            inside = inside and start_side < 0
+            if rate == 0:
+                if start_side > 0:
+                    t_in, t_out = 1.0, 0.0
+                continue
+            t = -start_side / rate
+            if rate < 0:
+                t_in = max(t_in, t)
+            else:
+                t_out = min(t_out, t)
+        if inside or t_in > t_out or t_in <= 0.0:
+            continue
+        hits.append((t_in, "box", k))
+    return sorted(hits)
+
+
+def box_corners(x: float, y: float, half_w: float, half_h: float, angle: float) -> list[tuple[float, float]]:
+    """A box's corners, counter-clockwise from its lower left."""
+    c, s = math.cos(angle), math.sin(angle)
+    signs = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+    return [
+        (x + c * sx * half_w - s * sy * half_h, y + s * sx * half_w + c * sy * half_h) for sx, sy in signs
+    ]
+
+
+def test_the_renderer_draws_under_the_games_camera_and_keeps_the_games_pixels(game_world: str) -> None:
+    import arcade
+
+    from weft.draw import Renderer
+    from weft.game.offscreen import shared_window
+
+    window = shared_window()
+    ctx = window.ctx
+    size = (400, 300)
+    target = ctx.framebuffer(color_attachments=[ctx.texture(size, components=4)])
+    physics = weft.Physics()
+    physics.add(
+        weft.Boxes(layout="list", positions=[[200, 150]], size=[60, 60], fixed=True, colors=["#00ff00"])
+    )
+    renderer = Renderer(physics)
+    screen = arcade.Camera2D(viewport=arcade.LBWH(0, 0, *size), position=(200, 150))
+    scrolled = arcade.Camera2D(viewport=arcade.LBWH(0, 0, *size), position=(300, 150))  # 100 px right
+    with target.activate():
+        target.clear(color=(10, 20, 30, 255))
+        with screen.activate():
+            arcade.draw_lrbt_rectangle_filled(0, 50, 0, 50, (255, 0, 0, 255))  # the game's own pixels
+        with scrolled.activate():
+            renderer.draw()
+    pixels = np.frombuffer(target.read(components=3), dtype=np.uint8).reshape(size[1], size[0], 3)
+
+    def at(x: int, y: int) -> tuple[int, ...]:
+        return tuple(int(c) for c in pixels[y, x])  # rows run bottom up, as GL reads them
+
+    assert at(25, 25) == (255, 0, 0)  # the game's rectangle: never cleared
+    assert at(300, 250) == (10, 20, 30)  # the game's background where Weft draws nothing
+    red, green, blue = at(100, 150)  # the box's centre, world x 200, seen 100 px to the left
+    assert green > red + 30 and green > blue  # green, as fixed boxes are drawn: muted
+    assert at(200, 150) == (10, 20, 30)  # not where it would be without the camera
+    assert esper.current_world == game_world
