@@ -31,6 +31,10 @@ class DistanceMode(IntEnum):
     MAX_ONLY = 1
 
 
+ARRAYS = ("i", "j", "rest", "compliance", "lam", "tear_ratio", "alive", "kind", "mode", "parents", "owner")
+"""The per-constraint arrays of a ``DistanceStore``, a row each."""
+
+
 class DistanceStore:
     """Structure-of-arrays distance constraints; rows ``[0, count)`` are in use.
 

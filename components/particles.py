@@ -28,6 +28,10 @@ class ParticleKind(IntEnum):
     RING = 2
 
 
+ARRAYS = ("pos", "prev", "inv_mass", "radius", "owner", "kind")
+"""The per-particle arrays of a ``ParticleStore``, a row each."""
+
+
 class ParticleStore:
     """Positions, previous positions and per-particle constants of every particle.
 
@@ -97,5 +101,5 @@ class ParticleStore:
             return
         while capacity < needed:
             capacity *= 2
-        for name in ("pos", "prev", "inv_mass", "radius", "owner", "kind"):
+        for name in ARRAYS:
             setattr(self, name, grow(getattr(self, name), capacity))

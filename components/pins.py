@@ -6,6 +6,9 @@ import numpy as np
 
 from weft.components.growth import grow
 
+ARRAYS = ("index", "anchor", "start", "saved_inv_mass", "owner", "glide")
+"""The per-pin arrays of a ``PinStore``, a row each."""
+
 
 class PinStore:
     """Structure-of-arrays pins; rows ``[0, count)`` are in use.
@@ -53,7 +56,7 @@ class PinStore:
         row = self.count
         if row == len(self.index):
             capacity = 2 * row
-            for name in ("index", "anchor", "start", "saved_inv_mass", "owner", "glide"):
+            for name in ARRAYS:
                 setattr(self, name, grow(getattr(self, name), capacity))
         self.index[row] = particle
         self.anchor[row] = anchor
@@ -66,7 +69,7 @@ class PinStore:
 
     def remove(self, row: int) -> None:
         """Delete one pin, keeping the order of the others (the solve order)."""
-        for name in ("index", "anchor", "start", "saved_inv_mass", "owner", "glide"):
+        for name in ARRAYS:
             array = getattr(self, name)
             array[row : self.count - 1] = array[row + 1 : self.count]
         self.count -= 1

@@ -162,6 +162,23 @@ ARRAYS = (
 )
 
 
+CONTACT_ARRAYS = (
+    "a",
+    "b",
+    "key",
+    "point",
+    "normal",
+    "separation",
+    "gap",
+    "normal_impulse",
+    "tangent_impulse",
+    "last_key",
+    "last_normal",
+    "last_tangent",
+)
+"""The per-point arrays of a ``ContactStore``, a row each."""
+
+
 @dataclass
 class ContactStore:
     """The contact points of the last step, and the impulses they ended with (for warm starting).
@@ -211,20 +228,7 @@ class ContactStore:
             return
         while capacity < points:
             capacity *= 2
-        for name in (
-            "a",
-            "b",
-            "key",
-            "point",
-            "normal",
-            "separation",
-            "gap",
-            "normal_impulse",
-            "tangent_impulse",
-            "last_key",
-            "last_normal",
-            "last_tangent",
-        ):
+        for name in CONTACT_ARRAYS:
             setattr(self, name, grow(getattr(self, name), capacity))
 
 

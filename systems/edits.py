@@ -17,45 +17,18 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import BoxSet, Grab, ParticleKind, Ragdoll, Sheet, SoftBody, Stores
+from weft.components.distances import ARRAYS as DISTANCE_ARRAYS
 from weft.components.distances import NO_PARENT
+from weft.components.particles import ARRAYS as PARTICLE_ARRAYS
+from weft.components.pins import ARRAYS as PIN_ARRAYS
 from weft.components.rigid import ARRAYS as RIGID_ARRAYS
-from weft.components.rigid import PLANES
+from weft.components.rigid import CONTACT_ARRAYS, PLANES
 from weft.components.tools import NOTHING
 from weft.systems.boxes import wake_all
 from weft.systems.kernels.box_contacts import FEATURES
 from weft.systems.world import by_entity
 
 IntArray = npt.NDArray[np.int64]
-
-PARTICLE_ARRAYS = ("pos", "prev", "inv_mass", "radius", "owner", "kind")
-DISTANCE_ARRAYS = (
-    "i",
-    "j",
-    "rest",
-    "compliance",
-    "lam",
-    "tear_ratio",
-    "alive",
-    "kind",
-    "mode",
-    "parents",
-    "owner",
-)
-PIN_ARRAYS = ("index", "anchor", "start", "saved_inv_mass", "owner", "glide")
-CONTACT_ARRAYS = (
-    "a",
-    "b",
-    "key",
-    "point",
-    "normal",
-    "separation",
-    "gap",
-    "normal_impulse",
-    "tangent_impulse",
-    "last_key",
-    "last_normal",
-    "last_tangent",
-)
 
 
 class RowMap:

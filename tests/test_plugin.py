@@ -534,4 +534,80 @@ def test_the_renderer_draws_under_the_games_camera_and_keeps_the_games_pixels(ga
     red, green, blue = at(100, 150)  # the box's centre, world x 200, seen 100 px to the left
     assert green > red + 30 and green > blue  # green, as fixed boxes are drawn: muted
     assert at(200, 150) == (10, 20, 30)  # not where it would be without the camera
+    with target.activate():
+        target.clear(color=(10, 20, 30, 255))
+        with scrolled.activate():
+            renderer.draw(layers=["cloth", "circles"])  # a subset: no boxes
+    pixels = np.frombuffer(target.read(components=3), dtype=np.uint8).reshape(size[1], size[0], 3)
+    assert at(100, 150) == (10, 20, 30)
+    with pytest.raises(ValueError, match="unknown layers"):
+        renderer.draw(layers=["crates"])
     assert esper.current_world == game_world
+
+
+def test_the_plugin_pages_game_runs_as_written(game_world: str) -> None:
+    import arcade
+
+    from weft.game.offscreen import shared_window
+    from weft.levels import LEVELS_DIR
+
+    page = (LEVELS_DIR.parent / "docs" / "plugin.md").read_text()
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
+    game = code.split("window = arcade.Window", 1)[0]  # the test has its window already
+    assert len([line for line in code.splitlines() if line.strip()]) < 40
+    namespace: dict[str, object] = {}
+    exec(compile(game, "docs/plugin.md", "exec"), namespace)
+    window = shared_window()
+    view = namespace["Game"]()  # type: ignore[operator]
+    window.show_view(view)
+    try:
+        for frame in range(90):
+            if frame == 30:
+                view.on_mouse_press(640, 360, arcade.MOUSE_BUTTON_LEFT, 0)
+            view.on_update(1 / 60)
+        view.on_draw()
+        crate = view.sprites[0]
+        x, y, angle = view.physics.pose(view.crate)
+        assert crate.position == pytest.approx((x, y)) and crate.angle == pytest.approx(-math.degrees(angle))
+        assert esper.current_world == "mygame" and view.physics.frame == 90
+    finally:
+        window.show_view(arcade.View())
+        esper.switch_world(game_world)
+        esper.delete_world("mygame")
+
+
+def test_sprites_follow_a_circle_of_a_set_a_creatures_centre_and_tilt_and_a_named_bone(
+    game_world: str,
+) -> None:
+    import arcade
+
+    from weft.draw import follow, unfollow
+
+    physics = weft.Physics()
+    bodies = physics.load(LEVELS_DIR / "ragdoll.toml")
+    marbles = physics.add(weft.Balls(count=20, radius=[5, 5], region=[100, 400, 400, 600]))
+    creature = physics.add(weft.Creature(center=[900, 300], rotation_deg=40))
+    doll = bodies[next(name for name in bodies if physics.body(bodies[name]).kind == "skeleton")]
+    bone = physics.body(doll).spec.bones[0].name
+    ball, body, head, parted = (arcade.SpriteSolidColor(8, 8) for _ in range(4))
+    follow(ball, marbles, index=7)
+    follow(body, creature)
+    follow(head, doll, index=bone)
+    follow(parted, marbles, index=3)
+    unfollow(parted)
+    held = parted.position
+    for _ in range(30):
+        esper.process(1 / 60)
+    assert ball.position == pytest.approx(tuple(physics.positions(marbles)[7]))
+    x, y, tilt = physics.pose(creature)
+    assert body.position == pytest.approx((x, y)) and body.angle == pytest.approx(-math.degrees(tilt))
+    assert abs(tilt) > 0.1  # still turned from how it started: the tilt is followed, not zero
+    x, y, angle = physics.pose(doll, bone)
+    assert head.position == pytest.approx((x, y)) and head.angle == pytest.approx(-math.degrees(angle))
+    assert parted.position == held
+    with pytest.raises(KeyError, match="no bone named"):
+        follow(head, doll, index="tail of the cat")
+    physics.remove(marbles)
+    stopped = ball.position
+    esper.process(1 / 60)
+    assert ball.position == stopped  # its body is gone: it stays where it was
