@@ -12,9 +12,9 @@ import arcade
 import numpy as np
 import numpy.typing as npt
 
-from weft.draw import DEFAULT_LAYERS, LAYERS, Renderer
 from weft.game.level.fields import rgba
 from weft.game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
+from weft.game.renderer import DEFAULT_LAYERS, LAYERS, Renderer
 from weft.game.tools import MAX_SWING
 from weft.systems.draw.strokes import StrokeBatch
 
