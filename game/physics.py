@@ -56,8 +56,8 @@ from weft.game.level.load import LoadedLevel, load_level
 from weft.game.level.plugins import level_schedule
 from weft.game.level.schema import SPECS, Spec, ToolsTable, World
 from weft.systems import world as active
-from weft.systems.boxes import BoxStepSystem, wake
-from weft.systems.builtin import builtin_systems, default_schedule
+from weft.systems.boxes import BoxStepSystem, wake_islands
+from weft.systems.builtin import default_schedule
 from weft.systems.edits import rekey_contacts, remove_rows
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
@@ -119,14 +119,13 @@ class Physics:
         self._stepping = False
         self._pending: list[Callable[[], None]] = []
         self._bodies: dict[int, Spec | None] = {}
+        """Every body's entity and its spec (None for the circles the pour tool made)."""
+        self._rows: dict[int, tuple[int, IntArray]] = {}
+        """Rows of ball sets (found by their owner column), kept while no body comes or goes."""
         with self.entered():
-            self.entity = esper.create_entity(
-                world_settings(self.spec), Clock(), Stores(), *tool_components(ToolsTable())
-            )
+            self.entity = self._own_entity()
             """Weft's own entity in the world: settings, clock, stores and the tools' components."""
-            self._processor = _Frames(self)
-            esper.add_processor(self._processor, priority=priority)
-            self._metrics.begin(self.stores)
+            esper.add_processor(_Frames(self), priority=priority)
         _attached[self.world] = self
 
     # -- the world ------------------------------------------------------------
@@ -162,6 +161,15 @@ class Physics:
     def component(self, kind: type) -> Any:
         """A component of Weft's own entity (``Grab``, ``Pour``...: what the tools act through)."""
         return self._own(kind)
+
+    def _own_entity(self) -> int:
+        """Make Weft's own entity in the current world, with empty stores, and measure from it."""
+        stores = Stores()
+        entity = esper.create_entity(world_settings(self.spec, (), self.pour), Clock(), stores)
+        for component in tool_components(ToolsTable()):
+            esper.add_component(entity, component)
+        self._metrics.begin(stores)
+        return entity
 
     def _own(self, kind: type) -> Any:
         with self.entered():
@@ -217,9 +225,7 @@ class Physics:
         """
         if not isinstance(level, LoadedLevel):
             level = load_level(level, overrides, allow_import)
-        custom = [system for system in level_schedule(level).systems() if system.name not in _BUILTIN]
-        for system in custom:
-            self.schedule.add(system)
+        self.schedule = level_schedule(level, base=self.schedule)  # the same systems, and the level's
         tools = level.model.tools
         self.configure(level.model.world)
         with self.entered():
@@ -265,9 +271,7 @@ class Physics:
         """
         with self.entered():
             if entity not in self._bodies:
-                raise KeyError(
-                    f"entity {entity} is not a body of this weft.Physics (its bodies: {self.bodies()})"
-                )
+                raise self._stranger(entity)
             if self._stepping:
                 self._pending.append(lambda: self._free(entity))
             else:
@@ -300,6 +304,7 @@ class Physics:
     def _edited(self) -> None:
         """After bodies came or went: the settings they imply, and the steps' memory of the old rows."""
         self._derive()
+        self._rows.clear()
         box_step = self.schedule.get("boxes")
         if isinstance(box_step, BoxStepSystem):
             box_step.forget_packing()
@@ -311,11 +316,16 @@ class Physics:
         return [spec for spec in self._bodies.values() if spec is not None]
 
     def _reap(self) -> None:
-        """Free the bodies whose entities the user deleted (and take in the pour tool's new set)."""
+        """Free the bodies whose entities the user deleted."""
         for entity in [e for e in self._bodies if not esper.entity_exists(e)]:
             self._free(entity)
+
+    def _adopt(self) -> None:
+        """Take in the bodies systems made (the pour tool's set of circles)."""
         for entity, _ in esper.get_component(Body):
-            self._bodies.setdefault(entity, None)
+            if entity not in self._bodies:
+                self._bodies[entity] = None
+                self.revision += 1
 
     # -- stepping ---------------------------------------------------------------
 
@@ -334,7 +344,7 @@ class Physics:
                     self._stepping = False
                 clock.frame += 1
                 self.frame_ms.append((time.perf_counter() - started) * 1e3)
-                self._reap()  # a pour may have made a new set
+                self._adopt()
                 while self._pending:
                     self._pending.pop(0)()
                 self._move_followers()
@@ -345,12 +355,8 @@ class Physics:
             return
         self._bodies.clear()
         self._followers.clear()
-        self.entity = esper.create_entity(
-            world_settings(self.spec, (), self.pour), Clock(), Stores(), *tool_components(ToolsTable())
-        )
-        if esper.get_processor(_Frames) is None:
-            esper.add_processor(self._processor)
-        self._metrics.begin(esper.component_for_entity(self.entity, Stores))
+        self._rows.clear()
+        self.entity = self._own_entity()
         self.revision += 1
 
     # -- reading ------------------------------------------------------------------
@@ -376,10 +382,11 @@ class Physics:
 
     def _known(self, entity: int) -> int:
         if entity not in self._bodies or not esper.entity_exists(entity):
-            raise KeyError(
-                f"entity {entity} is not a body of this weft.Physics (its bodies: {self.bodies()})"
-            )
+            raise self._stranger(entity)
         return entity
+
+    def _stranger(self, entity: int) -> KeyError:
+        return KeyError(f"entity {entity} is not a body of this weft.Physics (its bodies: {self.bodies()})")
 
     def rows(self, entity: int) -> tuple[str, IntArray]:
         """Where a body lives in the stores: ``("particles", rows)`` or ``("boxes", rows)`` of the
@@ -400,7 +407,12 @@ class Physics:
             if esper.has_component(entity, Skinned):
                 return "particles", np.zeros(0, dtype=np.int64)
             particles = self.stores.particles
-            return "particles", np.flatnonzero(particles.owner[: particles.count] == entity)
+            kept = self._rows.get(entity)  # bodies coming or going clear these; pouring adds rows
+            if kept is None or kept[0] != particles.count:
+                rows = np.flatnonzero(particles.owner[: particles.count] == entity)
+                rows.flags.writeable = False  # kept: a caller must not change it
+                kept = self._rows[entity] = (particles.count, rows)
+            return "particles", kept[1]
 
     def positions(self, entity: int) -> FloatArray:
         """A copy of a body's positions ``(n, 2)``, px: its particles, its boxes' centres, or a
@@ -446,13 +458,18 @@ class Physics:
                 center = pos[body.ring].mean(axis=0)
                 ux, uy = head_line(pos, body)
                 return (float(center[0]), float(center[1]), math.atan2(uy, ux))
-            if isinstance(index, str):
-                index = self._bone(entity, index)
-            poses = self.poses(entity)
-        if not -len(poses) <= index < len(poses):
-            raise IndexError(f"entity {entity} has {len(poses)} parts; got index {index}")
-        x, y, angle = poses[index]
-        return (float(x), float(y), float(angle))
+            if esper.has_component(entity, Skinned):
+                frames = esper.component_for_entity(entity, Skinned).skeleton.pose
+                bone = self._bone(entity, index) if isinstance(index, str) else index
+                frame = frames[_part(entity, bone, len(frames))]
+                return (float(frame[0, 2]), float(frame[1, 2]), math.atan2(frame[1, 0], frame[0, 0]))
+            kind, rows = self._chosen(entity, index)
+            row = int(rows[0])
+            if kind == "boxes":
+                rigid = self.stores.rigid
+                return (float(rigid.pos[row, 0]), float(rigid.pos[row, 1]), float(rigid.angle[row]))
+            x, y = self.stores.particles.pos[row]
+            return (float(x), float(y), 0.0)
 
     def _bone(self, entity: int, name: str) -> int:
         skinned = esper.try_component(entity, Skinned)
@@ -508,20 +525,17 @@ class Physics:
             rows = rows[particles.inv_mass[rows] > 0.0]
             particles.prev[rows] = particles.pos[rows] - np.array([vx, vy]) * self._substep()
 
-    def _chosen(self, entity: int, index: int | None) -> tuple[str, IntArray]:
+    def _chosen(self, entity: int, index: int | str | None) -> tuple[str, IntArray]:
+        """A body's rows, or the one of part ``index``."""
         kind, rows = self.rows(entity)
         if index is None:
             return kind, rows
-        if not -len(rows) <= index < len(rows):
-            raise IndexError(f"entity {entity} has {len(rows)} parts; got index {index}")
-        return kind, rows[[index]]
+        if isinstance(index, str):
+            raise KeyError(f"entity {entity} has no named parts (bones are a skeleton's); got {index!r}")
+        return kind, rows[[_part(entity, index, len(rows))]]
 
     def _wake(self, rows: IntArray) -> None:
-        rigid = self.stores.rigid
-        for row in rows.tolist():
-            if rigid.asleep[row]:
-                wake(rigid, row)
-        rigid.sleep_time[rows] = 0.0
+        wake_islands(self.stores.rigid, rows)
 
     def _substep(self) -> float:
         return FRAME_DT / self.settings.resolved_substeps()
@@ -614,7 +628,6 @@ class Physics:
         self._followers = kept
 
 
-_BUILTIN = frozenset(system.name for system in builtin_systems())
 _GONE = object()
 
 
@@ -637,6 +650,13 @@ def physics_of_current_world() -> Physics:
             "or pass physics= explicitly"
         )
     return physics
+
+
+def _part(entity: int, index: int, parts: int) -> int:
+    """``index`` as an index of one of ``parts`` (negative ones from the end); an IndexError otherwise."""
+    if not -parts <= index < parts:
+        raise IndexError(f"entity {entity} has {parts} parts; got index {index}")
+    return index
 
 
 def _finite(value: Any, name: str) -> float:
@@ -670,8 +690,7 @@ class _Frames(esper.Processor):
         """Kept alive by its processor: a Physics lives as long as it is attached."""
 
     def process(self, *args: Any, **kwargs: Any) -> None:
-        physics = self.physics
         dt = args[0] if args else kwargs.get("dt")
-        frames = 1 if dt is None else physics.clock.frames_for(float(dt))
+        frames = 1 if dt is None else self.physics.clock.frames_for(float(dt))
         if frames:
-            physics.step(frames)
+            self.physics.step(frames)

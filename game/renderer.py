@@ -50,16 +50,19 @@ class Renderer:
         """Whose bodies are drawn (the window's renderer is handed each new level's)."""
         self.ctx = ctx if ctx is not None else arcade.get_window().ctx
         self.options = DrawOptions()
-        self.layers: dict[str, list[System]] = {
-            "cloth": [ClothMeshSystem(self.ctx, self.options, ClothTextures(self.ctx))],
-            "circles": [CircleSystem(self.ctx, self.options)],
-            "boxes": [BoxSystem(self.ctx, self.options)],
-            "skins": [SkinMeshSystem(self.ctx, self.options)],
-            "creatures": [CreatureSystem(self.ctx, self.options)],
-            "debug": [ThreadDebugSystem(self.ctx, self.options)],
-        }
-        self.layers["cloth"].append(PinMarkerSystem(self.ctx, self.options))
-        self._layer_of = {id(system): layer for layer, systems in self.layers.items() for system in systems}
+        ctx, options = self.ctx, self.options
+        drawn = (
+            ("cloth", ClothMeshSystem(ctx, options, ClothTextures(ctx))),
+            ("circles", CircleSystem(ctx, options)),
+            ("boxes", BoxSystem(ctx, options)),
+            ("skins", SkinMeshSystem(ctx, options)),
+            ("creatures", CreatureSystem(ctx, options)),
+            ("debug", ThreadDebugSystem(ctx, options)),
+            ("cloth", PinMarkerSystem(ctx, options)),  # pin heads on top of everything
+        )
+        self.systems: list[System] = [system for _, system in drawn]
+        """This renderer's drawing systems, in the order they draw."""
+        self._layer_of = {id(system): layer for layer, system in drawn}
 
     def hide(self, *entities: int) -> None:
         """Draw these bodies no more (a game that draws them as sprites of its own, say)."""
@@ -68,11 +71,6 @@ class Renderer:
     def show(self, *entities: int) -> None:
         """Draw these hidden bodies again."""
         self.options.hidden = self.options.hidden - set(entities)
-
-    @property
-    def systems(self) -> list[System]:
-        """This renderer's drawing systems, layer by layer."""
-        return [system for systems in self.layers.values() for system in systems]
 
     def draw(self, layers: Iterable[str] | None = None, *, zoom: float | None = None) -> None:
         """Draw ``layers`` (names from ``LAYERS``; default ``DEFAULT_LAYERS``) as they are now.
@@ -91,8 +89,8 @@ class Renderer:
         self._schedule(physics.schedule)
         step = Step(frame=physics.frame)
         with physics.entered():
-            for system in physics.schedule.systems():
-                if system.stage is Stage.DRAW and self._layer_of.get(id(system), "custom") in chosen:
+            for system in physics.schedule.systems(Stage.DRAW):
+                if self._layer_of.get(id(system), "custom") in chosen:
                     system.process(step)
 
     def _schedule(self, schedule: Schedule) -> None:

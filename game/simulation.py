@@ -52,10 +52,9 @@ class Simulation:
 
     def __init__(self, level: LoadedLevel) -> None:
         self.level = level
-        self.physics: Physics | None = None
-        self.generation = 0
-        """Counts rebuilds, so drawing caches keyed by entity know when entities were replaced."""
-        self._build()
+        self.physics, self.entities = self._built()
+        self.step_ms: list[float] = []
+        """Wall-clock physics time of each frame, ms (measurement only, never fed back)."""
 
     @classmethod
     def load(
@@ -71,45 +70,41 @@ class Simulation:
         """
         return cls(load_level(path, overrides, allow_import))
 
-    def _build(self) -> None:
-        """A fresh world from the level; on any problem the old one stays as it was."""
+    def _built(self) -> tuple[Physics, dict[str, int]]:
+        """A Physics of the level in a new esper world, and each body's entity by name; on any
+        problem that world is deleted again and the error raised."""
         name = f"weft-{next(self._names)}"
         physics = Physics(world=name)
         try:
-            self.entities = physics.load(self.level)
-            """Each body's entity by name (the level's bodies)."""
+            entities = physics.load(self.level)
         except BaseException:
             physics.close()
             _delete_world(name)
             raise
-        if self.physics is not None:
-            self.physics.close()
-            _delete_world(self.physics.world)
-        self.physics = physics
-        self.physics.allow_pour("pour" in self.level.model.tools.available)
-        self.step_ms: list[float] = []
-        """Wall-clock physics time of each frame, ms (measurement only, never fed back)."""
-        self.generation += 1
+        physics.allow_pour("pour" in self.level.model.tools.available)
+        return physics, entities
+
+    def _build(self) -> None:
+        """Rebuild from the level; on any problem the old world stays as it was."""
+        physics, entities = self._built()
+        self.close()
+        self.physics, self.entities = physics, entities
+        self.step_ms = []
 
     @property
     def world_name(self) -> str:
         """The esper world the simulation's entities live in."""
-        return self._physics.world
-
-    @property
-    def _physics(self) -> Physics:
-        assert self.physics is not None  # made in __init__
-        return self.physics
+        return self.physics.world
 
     @property
     def cursor(self) -> int:
         """The entity holding the tools' ``Grab``, ``CutStroke``, ``ForceField``...: Weft's own."""
-        return self._physics.entity
+        return self.physics.entity
 
     @property
     def schedule(self) -> Schedule:
         """The systems each frame runs."""
-        return self._physics.schedule
+        return self.physics.schedule
 
     @property
     def _metrics(self) -> MetricsSystem:
@@ -118,7 +113,7 @@ class Simulation:
     @property
     def frame(self) -> int:
         """Frames stepped since the level was (re)built."""
-        return self._physics.frame
+        return self.physics.frame
 
     def activate(self) -> None:
         """Make this simulation's esper world the current one (for esper calls of your own; the
@@ -127,14 +122,14 @@ class Simulation:
 
     def close(self) -> None:
         """Delete the esper world; the simulation cannot be used afterwards."""
-        self._physics.close()
+        self.physics.close()
         _delete_world(self.world_name)
 
     # -- stepping ---------------------------------------------------------
 
     def step(self, frames: int = 1) -> None:
         """Advance ``frames`` fixed frames of 1/60 s."""
-        physics = self._physics
+        physics = self.physics
         for _ in range(frames):
             physics.step()
             self.step_ms.append(physics.frame_ms[-1])
@@ -156,7 +151,7 @@ class Simulation:
         if path[0] == "system":
             level_schedule(level)  # a refused import or bad params raise here, before anything changes
         self.level = level
-        physics = self._physics
+        physics = self.physics
         if path[0] in _UNSEEN_TABLES:
             physics.allow_pour(has_circles(self.level.model))  # the pour tool may have come or gone
             return False
@@ -212,7 +207,7 @@ class Simulation:
         return True
 
     def _component(self, entity: int, kind: type) -> Any:
-        with self._physics.entered():
+        with self.physics.entered():
             return esper.component_for_entity(entity, kind)
 
     # -- reading ----------------------------------------------------------
@@ -220,12 +215,12 @@ class Simulation:
     @property
     def stores(self) -> Stores:
         """The particle and constraint buffers (live arrays: copy before keeping)."""
-        return self._physics.stores
+        return self.physics.stores
 
     @property
     def settings(self) -> WorldSettings:
         """The world settings systems read each frame."""
-        return self._physics.settings
+        return self.physics.settings
 
     @property
     def name(self) -> str:
@@ -234,7 +229,7 @@ class Simulation:
 
     def bodies(self) -> list[tuple[int, Body]]:
         """Every named body (sheets, ball sets, creatures, box sets, skeletons), each in creation order."""
-        with self._physics.entered():
+        with self.physics.entered():
             kinds = (Sheet, BallSet, SoftBody, BoxSet, Skinned)
             return [pair for kind in kinds for pair in world.by_entity(kind)]
 
@@ -249,7 +244,7 @@ class Simulation:
     def indices(self, name: str) -> npt.NDArray[np.int64]:
         """The particle indices of the body called ``name``, ascending (boxes: rows of ``stores.rigid``;
         a keyframed skeleton has none)."""
-        return self._physics.rows(self.body(name)[0])[1]
+        return self.physics.rows(self.body(name)[0])[1]
 
     def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
         """A copy of the positions ``(n, 2)`` of one body's particles (box centres for boxes, joints
@@ -295,11 +290,11 @@ class Simulation:
             "max_penetration": self._metrics.max_penetration(),
             "max_stretch": max_stretch(stores),
             "settled_frame": self._metrics.settled_frame(),
-            "state_hash": self._physics.state_hash(),
+            "state_hash": self.physics.state_hash(),
         }
 
     def _count_bodies(self) -> int:
-        with self._physics.entered():
+        with self.physics.entered():
             return body_count()
 
     def state(self) -> dict[str, Any]:
@@ -336,7 +331,7 @@ class Simulation:
 
     def state_hash(self) -> str:
         """sha256 of every particle position, box pose and bone frame: equal for bit-identical runs."""
-        return self._physics.state_hash()
+        return self.physics.state_hash()
 
 
 def _delete_world(name: str) -> None:

@@ -109,6 +109,17 @@ def wake(store: RigidStore, body: int) -> None:
     wake_island(body, store.asleep, store.island, store.sleep_time)
 
 
+def wake_islands(store: RigidStore, bodies: npt.NDArray[np.int64]) -> None:
+    """Wake ``bodies`` and every box that fell asleep with any of them (``wake`` for many at once)."""
+    n = store.count
+    islands = store.island[bodies]
+    woken = np.isin(store.island[:n], islands[islands >= 0])
+    woken[bodies] = True
+    store.asleep[:n][woken] = False
+    store.island[:n][woken] = -1
+    store.sleep_time[:n][woken] = 0.0
+
+
 def wake_all(store: RigidStore) -> None:
     """Wake every box (the world changed under them: gravity turned, walls moved)."""
     n = store.count

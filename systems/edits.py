@@ -24,7 +24,7 @@ from weft.components.pins import ARRAYS as PIN_ARRAYS
 from weft.components.rigid import ARRAYS as RIGID_ARRAYS
 from weft.components.rigid import CONTACT_ARRAYS, PLANES
 from weft.components.tools import NOTHING
-from weft.systems.boxes import wake_all
+from weft.systems.boxes import wake_all, wake_islands
 from weft.systems.kernels.box_contacts import FEATURES
 from weft.systems.world import by_entity
 
@@ -55,13 +55,14 @@ class RowMap:
         return self.new[rows]
 
 
-def _compact(store: object, names: tuple[str, ...], keep: npt.NDArray[np.bool_]) -> None:
-    """Keep the rows ``keep`` marks of each array ``names`` of ``store`` (rows ``[0, len(keep))``)."""
+def _compact(store: object, names: tuple[str, ...], keep: npt.NDArray[np.bool_]) -> int:
+    """Keep the rows ``keep`` marks of each array ``names`` of ``store`` (rows ``[0, len(keep))``),
+    in order, at the front; returns how many were kept (the store's count from now)."""
     kept = int(keep.sum())
-    count = len(keep)
     for name in names:
         array = getattr(store, name)
-        array[:kept] = array[:count][keep]
+        array[:kept] = array[: len(keep)][keep]
+    return kept
 
 
 def remove_rows(stores: Stores, entity: int) -> None:
@@ -82,17 +83,13 @@ def remove_rows(stores: Stores, entity: int) -> None:
 
 def _remove_particles(stores: Stores, particle_map: RowMap, thread_map: RowMap, entity: int) -> None:
     particles, distances, pins = stores.particles, stores.distances, stores.pins
-    _compact(particles, PARTICLE_ARRAYS, particle_map.keep)
-    particles.count = int(particle_map.keep.sum())
-    n = particles.count
+    particles.count = n = _compact(particles, PARTICLE_ARRAYS, particle_map.keep)
     kinds = particles.kind[:n]
     particles.circles = int((kinds == ParticleKind.CIRCLE).sum())
     particles.rings = int((kinds == ParticleKind.RING).sum())
     particles.max_radius = float(particles.radius[:n].max()) if n else 0.0
 
-    _compact(distances, DISTANCE_ARRAYS, thread_map.keep)
-    distances.count = int(thread_map.keep.sum())
-    m = distances.count
+    distances.count = m = _compact(distances, DISTANCE_ARRAYS, thread_map.keep)
     distances.i[:m] = particle_map.rows(distances.i[:m].astype(np.int64))
     distances.j[:m] = particle_map.rows(distances.j[:m].astype(np.int64))
     parents = distances.parents[:m]
@@ -103,8 +100,7 @@ def _remove_particles(stores: Stores, particle_map: RowMap, thread_map: RowMap, 
     p = pins.count
     held = pins.index[:p]
     keep = (pins.owner[:p] != entity) & particle_map.keep[held]
-    _compact(pins, PIN_ARRAYS, keep)
-    pins.count = int(keep.sum())
+    pins.count = _compact(pins, PIN_ARRAYS, keep)
     pins.index[: pins.count] = particle_map.rows(pins.index[: pins.count])
 
     stores.broadphase.pair_count = 0
@@ -116,28 +112,19 @@ def _remove_boxes(stores: Stores, box_map: RowMap) -> None:
     rigid, contacts = stores.rigid, stores.contacts
     old = rigid.count
     removed = ~box_map.keep
-    # what rested on (or with) a removed box wakes: its island, and the islands it touched
-    gone = set(rigid.island[:old][removed].tolist()) - {-1}
+    # what rested on (or with) a removed box wakes: its island, and the boxes it touched with theirs
     rows = contacts.count
     a, b = contacts.a[:rows], contacts.b[:rows]
     touching = removed[a] | ((b >= 0) & removed[np.maximum(b, 0)])
     others = np.concatenate([a[touching], b[touching][b[touching] >= 0]])
-    gone |= set(rigid.island[others].tolist()) - {-1}
-    woken = np.isin(rigid.island[:old], list(gone)) | np.isin(np.arange(old), others)
-    rigid.asleep[:old][woken] = False
-    rigid.sleep_time[:old][woken] = 0.0
-    rigid.island[:old][woken] = -1
+    wake_islands(rigid, np.concatenate([np.flatnonzero(removed), others]))
 
-    _compact(rigid, RIGID_ARRAYS, box_map.keep)
-    rigid.count = n = int(box_map.keep.sum())
+    rigid.count = n = _compact(rigid, RIGID_ARRAYS, box_map.keep)
     asleep = rigid.island[:n] >= 0
     rigid.island[:n][asleep] = box_map.rows(rigid.island[:n][asleep])
     rigid.max_half = float(np.hypot(rigid.half[:n, 0], rigid.half[:n, 1]).max()) if n else 0.0
 
-    keep = ~touching
-    _compact(contacts, CONTACT_ARRAYS, keep)
-    contacts.count = int(keep.sum())
-    k = contacts.count
+    contacts.count = k = _compact(contacts, CONTACT_ARRAYS, ~touching)
     contacts.a[:k] = box_map.rows(contacts.a[:k])
     walls = contacts.b[:k] < 0
     contacts.b[:k] = np.where(walls, contacts.b[:k], box_map.rows(np.maximum(contacts.b[:k], 0)))

@@ -133,8 +133,10 @@ class Schedule:
         """The names of ``stage``'s systems, in run order."""
         return [s.name for s in self._stages[stage]]
 
-    def systems(self) -> list[System]:
-        """Every scheduled system, stage by stage in run order."""
+    def systems(self, stage: Stage | None = None) -> list[System]:
+        """The systems of ``stage`` in run order (default: every stage's, stage by stage)."""
+        if stage is not None:
+            return list(self._stages[stage])
         return [system for group in self._stages.values() for system in group]
 
     def step_frame(self, frame: int) -> None:

@@ -37,6 +37,14 @@ MAX_MARBLES = 40
 """Marbles kept in the level; the oldest goes when another is shot."""
 
 
+KEYS = {
+    **dict.fromkeys((arcade.key.LEFT, arcade.key.A), "left"),
+    **dict.fromkeys((arcade.key.RIGHT, arcade.key.D), "right"),
+    **dict.fromkeys((arcade.key.SPACE, arcade.key.UP, arcade.key.W), "jump"),
+}
+"""What each key asks of the player."""
+
+
 @dataclass
 class Player:
     """The game's own component: what the keys ask of the player, and its Weft body."""
@@ -181,20 +189,12 @@ class Platformer(arcade.View):
             arcade.play_sound(self.coin_sound)
 
     def on_key_press(self, key: int, modifiers: int) -> None:
-        player = esper.component_for_entity(self.player, Player)
-        if key in (arcade.key.LEFT, arcade.key.A):
-            player.left = True
-        elif key in (arcade.key.RIGHT, arcade.key.D):
-            player.right = True
-        elif key in (arcade.key.SPACE, arcade.key.UP, arcade.key.W):
-            player.jump = True
+        if key in KEYS:  # held: walk; pressed: jump (the controls take it once)
+            setattr(esper.component_for_entity(self.player, Player), KEYS[key], True)
 
     def on_key_release(self, key: int, modifiers: int) -> None:
-        player = esper.component_for_entity(self.player, Player)
-        if key in (arcade.key.LEFT, arcade.key.A):
-            player.left = False
-        elif key in (arcade.key.RIGHT, arcade.key.D):
-            player.right = False
+        if KEYS.get(key) in ("left", "right"):
+            setattr(esper.component_for_entity(self.player, Player), KEYS[key], False)
 
     def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
         point = self.camera.unproject((x, y))

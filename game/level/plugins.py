@@ -95,8 +95,9 @@ def unchecked(level: LoadedLevel) -> list[str]:
     return lines
 
 
-def level_schedule(level: LoadedLevel) -> Schedule:
-    """The built-in schedule plus the level's systems, each made with its validated parameters.
+def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule:
+    """A copy of ``base`` (default: the built-in schedule) plus the level's systems, each made with
+    its validated parameters; ``base`` itself is left as it was.
 
     Entries are placed in file order, so ``after``/``before`` may name earlier ones. Raises
     ``LevelError`` listing every problem: an unknown or refused name, bad parameters, a place
@@ -133,7 +134,7 @@ def level_schedule(level: LoadedLevel) -> Schedule:
         made.append((k, system))
     if problems:
         raise LevelError(_with_lines(problems, level))
-    schedule = default_schedule()
+    schedule = default_schedule() if base is None else Schedule(base.systems())
     for k, system in made:
         entry = level.model.system[k]
         stage_names = schedule.names(system.stage)  # built-ins and the entries placed so far

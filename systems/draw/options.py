@@ -18,10 +18,9 @@ DEFAULT_PALETTE: tuple[tuple[int, int, int, int], ...] = (
 class DrawOptions:
     """Shared by every drawing system; the owner of the window updates it before each draw.
 
-    ``world`` identifies the world being drawn and must change whenever the
-    world is rebuilt (entity ids restart then, so GPU buffers cached per entity
-    would otherwise be reused for a different body): the game passes
-    ``(simulation.world_name, simulation.generation)``.
+    ``world`` identifies the world being drawn and must change whenever bodies
+    come or go (GPU buffers are cached per entity, and rows move): the
+    ``Renderer`` passes ``(physics.world, physics.revision)``.
     """
 
     world: Hashable = None
