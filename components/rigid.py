@@ -36,15 +36,17 @@ class RigidSettings:
     substeps: int = 4
     iterations: int = 2
     slop: float = 0.4
-    """Overlap left alone, px: resting contacts settle at this depth instead of jittering around zero."""
+    """Overlap left alone, px: resting contacts settle at this depth instead of jittering around zero
+    (Baumgarte and split; the soft step's springs settle without a dead band, as Box2D v3's)."""
     percent: float = 0.2
-    """Share of the overlap beyond the slop removed per step (Baumgarte and split)."""
+    """Share of the overlap beyond the slop removed per frame, however many substeps (Baumgarte and split)."""
     contact_hertz: float = 30.0
     """Stiffness of the soft contacts (soft step), as the frequency of the spring they act as."""
     damping_ratio: float = 10.0
     """Damping of the soft contacts: well above 1, so a box pressed in comes back without bouncing."""
     push_speed: float = 120.0
-    """px/s: the fastest the soft step pushes overlapping boxes apart (deep overlaps do not explode)."""
+    """px/s: the fastest the soft step and Baumgarte push overlapping boxes apart (deep overlaps do not
+    explode)."""
     sleeping: bool = True
     sleep_speed: float = 2.0
     """px/s: a body slower than this (its corners included) for ``sleep_delay`` may sleep."""
@@ -65,6 +67,7 @@ class RigidStore:
         inv_mass, inv_inertia: ``(N,)`` float64, 0 for fixed boxes.
         half: ``(N, 2)`` float64, half width and half height, px.
         friction: ``(N,)`` float64, Coulomb coefficient (a pair uses the geometric mean).
+        restitution: ``(N,)`` float64, share of an impact's normal speed kept (a pair uses the larger).
         iterations: ``(N,)`` int64, solver passes for this box's contacts (0: the world's).
         sleep_time: ``(N,)`` float64, seconds the box has been slow.
         asleep: ``(N,)`` bool.
@@ -82,6 +85,7 @@ class RigidStore:
         self.inv_inertia = np.zeros(capacity)
         self.half = np.zeros((capacity, 2))
         self.friction = np.zeros(capacity)
+        self.restitution = np.zeros(capacity)
         self.iterations = np.zeros(capacity, dtype=np.int64)
         self.sleep_time = np.zeros(capacity)
         self.asleep = np.zeros(capacity, dtype=np.bool_)
@@ -103,6 +107,7 @@ class RigidStore:
         owner: int,
         fixed: bool = False,
         iterations: int = 0,
+        restitution: float = 0.0,
     ) -> range:
         """Append boxes at ``pos`` ``(n, 2)`` turned by ``angle`` ``(n,)``, of ``half`` extents ``(n, 2)``.
 
@@ -125,6 +130,7 @@ class RigidStore:
         self.inv_inertia[start:end] = 0.0 if fixed else 1.0 / inertia
         self.half[start:end] = half
         self.friction[start:end] = friction
+        self.restitution[start:end] = restitution
         self.iterations[start:end] = iterations
         self.sleep_time[start:end] = 0.0
         self.asleep[start:end] = False
@@ -154,6 +160,7 @@ ARRAYS = (
     "inv_inertia",
     "half",
     "friction",
+    "restitution",
     "iterations",
     "sleep_time",
     "asleep",

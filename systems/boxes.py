@@ -77,16 +77,26 @@ def build_boxes(
     name: str,
     centers: npt.NDArray[np.float64],
     angles: npt.NDArray[np.float64],
-    size: tuple[float, float],
+    sizes: npt.NDArray[np.float64],
     density: float,
     friction: float,
     fixed: bool,
     iterations: int,
     colors: tuple[tuple[int, int, int, int], ...],
+    restitution: float = 0.0,
+    velocities: npt.NDArray[np.float64] | None = None,
+    spins: npt.NDArray[np.float64] | None = None,
 ) -> BoxSet:
-    """Add boxes of one ``size`` at ``centers`` ``(n, 2)`` turned by ``angles`` ``(n,)`` radians."""
-    half = np.tile(np.array(size, dtype=np.float64) * 0.5, (len(centers), 1))
-    rows = stores.rigid.add(centers, angles, half, density, friction, entity, fixed, iterations)
+    """Add boxes at ``centers`` ``(n, 2)`` turned by ``angles`` ``(n,)`` radians, ``sizes`` ``(n, 2)``
+    px, moving at ``velocities`` ``(n, 2)`` px/s and turning at ``spins`` ``(n,)`` rad/s (still when
+    not given; fixed boxes never move)."""
+    store = stores.rigid
+    rows = store.add(centers, angles, 0.5 * sizes, density, friction, entity, fixed, iterations, restitution)
+    if not fixed:
+        if velocities is not None:
+            store.vel[rows.start : rows.stop] = velocities
+        if spins is not None:
+            store.omega[rows.start : rows.stop] = spins
     return BoxSet(name=name, bodies=rows, colors=colors)
 
 
@@ -317,7 +327,7 @@ class BoxStepSystem(System):
             done, found = step_box_frame(
                 n,
                 (store.pos, store.angle, store.vel, store.omega, store.half, store.inv_mass,
-                 store.inv_inertia, store.friction, store.iterations, store.asleep),
+                 store.inv_inertia, store.friction, store.restitution, store.iterations, store.asleep),
                 (grid.turn, grid.moving, grid.margin, grid.pair_a, grid.pair_b, grid.listed_pos,
                  grid.listed_angle, grid.listed_margin, grid.listed_moving, grid.manifold),
                 grid.pair_count,

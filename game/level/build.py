@@ -209,21 +209,26 @@ def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
         centers = pyramid_centers(table.count, size, base, table.gap)
     else:
         centers = np.array(table.positions, dtype=np.float64).reshape(-1, 2)
-    angles = np.zeros(len(centers))
-    if table.angles_deg:
-        angles[:] = np.radians(table.angles_deg)
+    count = len(centers)
+    angles = np.radians(table.angles_deg) if table.angles_deg else np.zeros(count)
+    sizes = np.array(table.sizes or [size] * count, dtype=np.float64).reshape(count, 2)
+    velocities = np.array(table.velocities or [table.velocity] * count, dtype=np.float64).reshape(count, 2)
+    spins = np.radians(table.spins) if table.spins else np.full(count, math.radians(table.spin))
     return build_boxes(
         stores,
         entity,
         name=table.name,
         centers=centers,
         angles=angles,
-        size=size,
+        sizes=sizes,
         density=table.density,
         friction=table.friction,
         fixed=table.fixed,
         iterations=table.iterations or 0,
         colors=tuple(rgba(c) for c in table.colors),
+        restitution=table.restitution,
+        velocities=velocities,
+        spins=spins,
     )
 
 

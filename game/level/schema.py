@@ -18,9 +18,12 @@ from weft.game.level.fields import (
     Color,
     Coordinate,
     Rectangle,
+    Size,
+    Spin,
     Substeps,
     Table,
     Vec2,
+    Velocity,
     when,
 )
 from weft.game.level.skeletons import Skeleton
@@ -109,13 +112,18 @@ class RigidTable(Table):
         description="Solver passes per substep: more stand steadier and settle sooner (and cost more).",
     )
     slop: float = Field(
-        0.4, ge=0.0, le=10.0, description="Overlap left alone, px: resting boxes settle this deep."
+        0.4,
+        ge=0.0,
+        le=10.0,
+        description='Overlap left alone, px: resting boxes settle this deep ("baumgarte", "split"; the '
+        "soft step needs none).",
     )
     percent: float = Field(
         0.2,
         ge=0.05,
         le=1.0,
-        description='Share of the overlap beyond the slop removed per substep ("baumgarte", "split").',
+        description='Share of the overlap beyond the slop removed per 1/60 s frame, however many '
+        'substeps ("baumgarte", "split").',
     )
     contact_hertz: float = Field(
         30.0, gt=0.0, le=240.0, description='Stiffness of the soft contacts, Hz ("soft").'
@@ -124,7 +132,7 @@ class RigidTable(Table):
         10.0, ge=0.0, le=100.0, description='Damping of the soft contacts (1 is critical) ("soft").'
     )
     push_speed: float = Field(
-        120.0, gt=0.0, le=10000.0, description='Fastest overlapping boxes are pushed apart, px/s ("soft").'
+        120.0, gt=0.0, le=10000.0, description='Fastest overlapping boxes are pushed apart, px/s ("soft", "baumgarte").'
     )
     sleeping: bool = Field(True, description="Whether boxes at rest fall asleep (and cost nothing).")
     sleep_speed: float = Field(
@@ -387,9 +395,7 @@ class Boxes(Table):
         description='"stack": `count` boxes one above the other; "pyramid": `count` boxes in the '
         'bottom layer, one fewer on each layer up; "list": one box at each of `positions`.',
     )
-    size: Annotated[list[Annotated[float, Field(ge=2.0, le=1000.0)]], Field(min_length=2, max_length=2)] = (
-        Field([40.0, 40.0], description="Width and height of each box [w, h], px.")
-    )
+    size: Size = Field([40.0, 40.0], description="Width and height of each box [w, h], px.")
     base: Vec2 = Field(
         [640.0, 0.0], description="Bottom middle of the stack or pyramid [x, y], px (the floor is y = 0)."
     )
@@ -410,6 +416,17 @@ class Boxes(Table):
     angles_deg: list[Annotated[float, Field(ge=-3600.0, le=3600.0)]] = Field(
         [], description='Angle of each box of `positions`, degrees counter-clockwise ("list"; default 0).'
     )
+    sizes: list[Size] = Field(
+        [], max_length=MAX_BOXES, description='Size [w, h] of each box of `positions`, px ("list"; default `size`).'
+    )
+    velocity: Velocity = Field([0.0, 0.0], description="Velocity every box starts with [x, y], px/s.")
+    velocities: list[Velocity] = Field(
+        [], max_length=MAX_BOXES, description='Velocity of each box of `positions`, px/s ("list"; default `velocity`).'
+    )
+    spin: Spin = Field(0.0, description="Spin every box starts with, degrees/s counter-clockwise.")
+    spins: list[Spin] = Field(
+        [], max_length=MAX_BOXES, description='Spin of each box of `positions`, degrees/s ("list"; default `spin`).'
+    )
     density: float = Field(
         1.0, gt=0.0, le=1000.0, description="Mass per area; 1 weighs as much as circles of the same area."
     )
@@ -419,6 +436,13 @@ class Boxes(Table):
         le=2.0,
         description="Coulomb friction (a pair of boxes uses the geometric mean; walls and particles "
         "take the box's own).",
+    )
+    restitution: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="Bounciness: the share of an impact's speed a box leaves with (a pair takes the larger; "
+        "0.5 rebounds to a quarter of the height). Slow touches never bounce.",
     )
     fixed: bool = Field(False, description="Whether the boxes never move: platforms and obstacles.")
     iterations: int | None = Field(
@@ -438,11 +462,10 @@ class Boxes(Table):
     def _layout_is_complete(self) -> Boxes:
         if self.layout == "list" and not self.positions:
             raise AtKey("positions", 'expected at least one [x, y] for layout "list", got none')
-        if self.angles_deg and len(self.angles_deg) != len(self.positions):
-            raise AtKey(
-                "angles_deg",
-                f"expected one angle per position ({len(self.positions)}), got {len(self.angles_deg)}",
-            )
+        for key in ("angles_deg", "sizes", "velocities", "spins"):
+            given = len(getattr(self, key))
+            if given and given != len(self.positions):
+                raise AtKey(key, f"expected one per position ({len(self.positions)}), got {given}")
         if self.layout == "pyramid" and self.count * (self.count + 1) // 2 > MAX_BOXES:
             raise AtKey(
                 "count",

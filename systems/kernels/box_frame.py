@@ -37,11 +37,12 @@ Bodies = tuple[
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
     npt.NDArray[np.int64],
     npt.NDArray[np.bool_],
 ]
-"""The ``RigidStore``'s ``(pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, iterations,
-asleep)``."""
+"""The ``RigidStore``'s ``(pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, restitution,
+iterations, asleep)``."""
 
 Grid = tuple[
     npt.NDArray[np.float64],
@@ -126,7 +127,7 @@ def step_box_frame(
     and the work arrays for as many points as the contact rows hold. Arrays
     too short raise ``ValueError`` (numba checks no index).
     """
-    pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, iterations, asleep = bodies
+    pos, angle, vel, omega, half, inv_mass, inv_inertia, friction, restitution, iterations, asleep = bodies
     turn, moving, margin, pair_a, pair_b = grid[:5]
     listed_pos, listed_angle, listed_margin, listed_moving, manifold = grid[5:]
     start, c_a, c_b, key, point, normal, separation, gap, normal_impulse, tangent_impulse = points[:10]
@@ -182,7 +183,7 @@ def step_box_frame(
     work_floats, work_ints, plan_floats, plan_ints = work
     step_boxes(
         pos[:n], angle[:n], vel[:n], omega[:n], inv_mass[:n], inv_inertia[:n], friction[:n],
-        iterations[:n], moving[:n], c_a[:found], c_b[:found], point[:found], normal[:found],
+        restitution[:n], iterations[:n], moving[:n], c_a[:found], c_b[:found], point[:found], normal[:found],
         separation[:found], normal_impulse[:found], tangent_impulse[:found], gap[:found], work_floats,
         work_ints, plan_floats, plan_ints, spring, spring_body, gravity_x, gravity_y, wall_vx, wall_vy,
         dt, substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed,

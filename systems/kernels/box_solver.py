@@ -17,9 +17,13 @@ Corrections (``correction``):
   ``damping_ratio``; twice as stiff against walls and fixed boxes) pushing
   out at most ``push_speed``; the relax passes then take the push back out
   of the velocities, so it moves without launching (Box2D v3's soft step).
-- ``BAUMGARTE``: a velocity bias ``percent / h · (s + slop)`` when ``s < -slop``.
+- ``BAUMGARTE``: a velocity bias ``percent / dt · (s + slop)`` when ``s < -slop``, at most
+  ``push_speed``: ``percent`` of the overlap a frame however many substeps (as a share of each
+  substep's, it grew with them and launched a box sunk 10 px out of the world), and no faster than
+  a box can come back from without flying off.
 - ``SPLIT``: no bias; after the positions, each overlap beyond the slop is
-  moved apart by ``percent`` of it, shared by inverse mass, velocities untouched.
+  moved apart by a share of it, shared by inverse mass, velocities untouched:
+  ``percent`` of it a frame, over the substeps.
 - ``NONE``: no correction: what sinks in stays in.
 
 Points still apart (``s > 0``, speculative) may close the gap in one
@@ -32,8 +36,8 @@ a body that never moves at all, for the empty lanes of a batch.
 A pass runs over batches of ``LANES`` manifolds that share no moving box
 (``box_batches``): each batch's four lanes are four independent chains of
 arithmetic the core runs side by side, where one contact at a time waits
-for the last one's result. Within a lane, a manifold's points take their
-normal impulse then their friction impulse in turn, as Box2D-lite does.
+for the last one's result. Within a lane, a manifold's two normal impulses
+are solved together (``_normals``), then each point's friction.
 Large scenes are cut into two sides that share no moving box; their
 batches run on two threads, then the seam's (``split_sides``).
 """
@@ -125,8 +129,9 @@ largest pass count, then each point's constants ``(batches, 2, FIELDS, LANES)`` 
 normal and tangent impulses ``(batches, 2, 2, LANES)``."""
 
 Rules = tuple[int, float, float, tuple[float, float, float], tuple[float, float, float], float]
-"""The correction and its settings, as one argument: ``(correction, slop, percent, contact_soft,
-static_soft, push_speed)`` (the two ``softness`` triples: box on box, and on something fixed)."""
+"""The correction and its settings, as one argument: ``(correction, slop, share, contact_soft,
+static_soft, push_speed)``: ``share`` is the part of the overlap Baumgarte or the split step takes
+each substep (``step_boxes``), then the two ``softness`` triples (box on box, and on something fixed)."""
 
 
 @numba.njit(cache=True, parallel=True)
@@ -220,7 +225,7 @@ def _target(
     use_baumgarte: bool,
     inv_h: float,
     slop: float,
-    percent: float,
+    share: float,
     push_speed: float,
 ) -> tuple[float, float]:
     """A point's velocity bias ``b`` and softness ``γ`` at gap ``s``: its impulse ``λ`` makes the
@@ -237,7 +242,7 @@ def _target(
     if use_soft:
         return max(soft[0] * s, -push_speed), soft[2] / soft[1]
     if use_baumgarte and s + slop < 0.0:
-        return percent * inv_h * (s + slop), 0.0
+        return max(share * inv_h * (s + slop), -push_speed), 0.0
     return 0.0, 0.0
 
 
@@ -259,20 +264,43 @@ def _normals(
     use_baumgarte: bool,
     inv_h: float,
     slop: float,
-    percent: float,
+    share: float,
     push_speed: float,
 ) -> tuple[float, float, float, float, float, float, float, float, float, float]:
-    """A manifold's normal impulses, both points at once; the lane's new state.
+    """A manifold's normal impulses in a pass, both points at once (``_block``, to ``_target``)."""
+    b0, g0 = _target(gap[t, 0, lane], soft, use_soft, use_baumgarte, inv_h, slop, share, push_speed)
+    b1, g1 = _target(gap[t, 1, lane], soft, use_soft, use_baumgarte, inv_h, slop, share, push_speed)
+    use0 = con[t, 0, NORMAL_MASS, lane] > 0.0
+    use1 = con[t, 1, NORMAL_MASS, lane] > 0.0
+    return _block(state, con, impulse, t, lane, b0, g0, use0, b1, g1, use1)
+
+
+@numba.njit(cache=True, inline="always")
+def _block(
+    state: tuple[float, float, float, float, float, float, float, float, float, float],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+    t: int,
+    lane: int,
+    b0: float,
+    g0: float,
+    use0: bool,
+    b1: float,
+    g1: float,
+    use1: bool,
+) -> tuple[float, float, float, float, float, float, float, float, float, float]:
+    """The normal impulses of a manifold's points ``use0`` and ``use1`` (the others keep theirs), each
+    to its condition ``vn + b + γ K λ = 0`` with ``λ >= 0``; the lane's new state.
 
     Solved one after the other, the first point of a pair takes the load
     before the second can share it, and the box turns a little every pass:
     in a tall stack those turns add up, feed friction, and the stack walks
     sideways until it falls (a 40-box stack fell in 5 s). Both points'
-    conditions ``vn + b + γ K λ = 0`` with ``λ >= 0`` (``_target``) are one
-    2 × 2 linear complementarity problem, solved exactly by trying its four
-    cases in turn (both pushing, the first, the second, neither: Box2D
-    v2.4's block solver, with the soft step's γ on the diagonal). A single
-    point, or two that make the block ill-conditioned, are solved alone.
+    conditions are one 2 × 2 linear complementarity problem, solved exactly
+    by trying its four cases in turn (both pushing, the first, the second,
+    neither: Box2D v2.4's block solver, with the soft step's γ on the
+    diagonal). A single point, or two that make the block ill-conditioned,
+    are solved alone.
     """
     vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib = state
     nx = con[t, 0, NX, lane]
@@ -283,21 +311,19 @@ def _normals(
     rnb0 = con[t, 0, RNB, lane]
     rna1 = con[t, 1, RNA, lane]
     rnb1 = con[t, 1, RNB, lane]
-    b0, g0 = _target(gap[t, 0, lane], soft, use_soft, use_baumgarte, inv_h, slop, percent, push_speed)
     old0 = impulse[t, 0, 0, lane]
+    old1 = impulse[t, 1, 0, lane]
     dvx = vbx - vax
     dvy = vby - vay
     vn0 = (dvx * nx + dvy * ny) + (wb * rnb0 - wa * rna0)
-    x0 = 0.0
-    x1 = 0.0
-    old1 = impulse[t, 1, 0, lane]
+    vn1 = (dvx * nx + dvy * ny) + (wb * rnb1 - wa * rna1)
+    k01 = ma + mb + ia * rna0 * rna1 + ib * rnb0 * rnb1
+    x0 = old0
+    x1 = old1
     solved = False
-    if m0 > 0.0 and m1 > 0.0:
-        b1, g1 = _target(gap[t, 1, lane], soft, use_soft, use_baumgarte, inv_h, slop, percent, push_speed)
-        vn1 = (dvx * nx + dvy * ny) + (wb * rnb1 - wa * rna1)
+    if use0 and use1:
         k00 = 1.0 / m0
         k11 = 1.0 / m1
-        k01 = ma + mb + ia * rna0 * rna1 + ib * rnb0 * rnb1
         # (K + Γ) λ = K λ_old − vn − b, with Γ = diag(γ K_ii)
         a00 = k00 * (1.0 + g0)
         a11 = k11 * (1.0 + g1)
@@ -309,7 +335,7 @@ def _normals(
             x0 = (a11 * r0 - k01 * r1) / det
             x1 = (a00 * r1 - k01 * r0) / det
             if x0 < 0.0 or x1 < 0.0:
-                # the first alone: the second point's bias velocity stays >= 0 without it
+                # the first alone: the second point's velocity stays at its target or above without it
                 x0 = r0 / a00
                 x1 = 0.0
                 if x0 < 0.0 or k01 * x0 - r1 < 0.0:
@@ -320,13 +346,11 @@ def _normals(
                         x1 = 0.0  # neither: both points part
     if not solved:
         # one point (or two too close to solve as a block): one after the other
-        x0 = max(old0 - (vn0 + b0 + g0 * old0 / m0) * m0 / (1.0 + g0), 0.0) if m0 > 0.0 else 0.0
-        step = x0 - old0
-        vn1 = (dvx * nx + dvy * ny) + (wb * rnb1 - wa * rna1)
-        vn1 += step * (ma + mb + ia * rna0 * rna1 + ib * rnb0 * rnb1)
-        if m1 > 0.0:
-            b1, g1 = _target(gap[t, 1, lane], soft, use_soft, use_baumgarte, inv_h, slop, percent, push_speed)
-            x1 = max(old1 - (vn1 + b1 + g1 * old1 / m1) * m1 / (1.0 + g1), 0.0)
+        if use0:
+            x0 = max((old0 - (vn0 + b0) * m0) / (1.0 + g0), 0.0)
+            vn1 += (x0 - old0) * k01
+        if use1:
+            x1 = max((old1 - (vn1 + b1) * m1) / (1.0 + g1), 0.0)
     impulse[t, 0, 0, lane] = x0
     impulse[t, 1, 0, lane] = x1
     d0 = x0 - old0
@@ -395,7 +419,7 @@ def _solve(
     point's gap, measured when the positions last moved.
     """
     lane_a, lane_b, passes, most, mu, rigid, con, impulse = batch
-    correction, slop, percent, contact_soft, static_soft, push_speed = rules
+    correction, slop, share, contact_soft, static_soft, push_speed = rules
     inv_h = 1.0 / h
     use_soft = use_bias and correction == SOFT
     use_baumgarte = use_bias and correction == BAUMGARTE
@@ -413,22 +437,22 @@ def _solve(
         soft3 = static_soft if rigid[t, 3] else contact_soft
         if it < passes[t, 0]:
             s0 = _normals(
-                s0, con, impulse, gap, t, 0, soft0, use_soft, use_baumgarte, inv_h, slop, percent,
+                s0, con, impulse, gap, t, 0, soft0, use_soft, use_baumgarte, inv_h, slop, share,
                 push_speed,
             )  # fmt: skip
         if it < passes[t, 1]:
             s1 = _normals(
-                s1, con, impulse, gap, t, 1, soft1, use_soft, use_baumgarte, inv_h, slop, percent,
+                s1, con, impulse, gap, t, 1, soft1, use_soft, use_baumgarte, inv_h, slop, share,
                 push_speed,
             )  # fmt: skip
         if it < passes[t, 2]:
             s2 = _normals(
-                s2, con, impulse, gap, t, 2, soft2, use_soft, use_baumgarte, inv_h, slop, percent,
+                s2, con, impulse, gap, t, 2, soft2, use_soft, use_baumgarte, inv_h, slop, share,
                 push_speed,
             )  # fmt: skip
         if it < passes[t, 3]:
             s3 = _normals(
-                s3, con, impulse, gap, t, 3, soft3, use_soft, use_baumgarte, inv_h, slop, percent,
+                s3, con, impulse, gap, t, 3, soft3, use_soft, use_baumgarte, inv_h, slop, share,
                 push_speed,
             )  # fmt: skip
         for p in range(2):
@@ -517,11 +541,11 @@ def _pass(
     """One pass over every batch: the two sides (on two threads, when both have some), then the seam."""
     if _two_sides(starts):
         # numba cannot hand a tuple of tuples to its threads: the rules go over in pieces
-        correction, slop, percent, contact_soft, static_soft, push_speed = rules
+        correction, slop, share, contact_soft, static_soft, push_speed = rules
         c0, c1, c2 = contact_soft
         s0, s1, s2 = static_soft
         for side in numba.prange(2):
-            side_rules = (correction, slop, percent, (c0, c1, c2), (s0, s1, s2), push_speed)
+            side_rules = (correction, slop, share, (c0, c1, c2), (s0, s1, s2), push_speed)
             _solve(starts[side], starts[side + 1], it, use_bias, h, batch, body, inverse, gap, side_rules)
     else:
         _solve(starts[0], starts[SEAM], it, use_bias, h, batch, body, inverse, gap, rules)
@@ -649,7 +673,7 @@ def work_sizes(n: int, m: int) -> tuple[int, int]:
 
 
 PLAN_INTS = 4 + 4 * LANES + 1
-PLAN_FLOATS = LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES
+PLAN_FLOATS = LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES + LANES + 4 * LANES
 """Integers and floats a kept plan takes per manifold it has room for (each also sizes a batch:
 there are at most as many batches as manifolds). Integers: each manifold's two ``body_key``, batch
 and lane; each batch's lanes' bodies, passes and whether they meet something fixed; each batch's
@@ -677,6 +701,7 @@ def step_boxes(
     inv_mass: npt.NDArray[np.float64],
     inv_inertia: npt.NDArray[np.float64],
     friction: npt.NDArray[np.float64],
+    restitution: npt.NDArray[np.float64],
     body_iterations: npt.NDArray[np.int64],
     moving: npt.NDArray[np.bool_],
     c_a: npt.NDArray[np.int64],
@@ -806,6 +831,12 @@ def step_boxes(
     impulse = plan_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
     at += 4 * LANES * c
     gap = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
+    at += 2 * LANES * c
+    bounce = plan_floats[at : at + LANES * batches].reshape((batches, LANES))
+    at += LANES * c
+    approach = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
+    at += 2 * LANES * c
+    peak = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
     if not kept:
         # every lane empty until filled: the body that never moves, nothing owed, no constants
         lane_a[:] = n + 1
@@ -830,6 +861,11 @@ def step_boxes(
                 lane_of, lane_a, lane_b, passes, mu, rigid, con, impulse, slot
             )  # fmt: skip
     batch = (lane_a, lane_b, passes, most, mu, rigid, con, impulse)
+    bouncy = False
+    for i in range(n):
+        bouncy = bouncy or (moving[i] and restitution[i] > 0.0)
+    if bouncy:
+        _prepare_bounce(restitution, n, m_a, m_b, batch_of, lane_of, bounce, approach, peak)
     longest = iterations
     for t in range(batches):
         most[t] = 0
@@ -839,7 +875,10 @@ def step_boxes(
 
     delta[:] = 0.0  # each body's move, and the cosine and sine of its turn, so far
     delta[:, 2] = 1.0
-    rules = (correction, slop, percent, contact_soft, static_soft, push_speed)
+    # Baumgarte's bias takes percent / substeps of the overlap each substep (percent a frame), the
+    # split step the share that leaves 1 - percent of it after all the substeps
+    per_substep = percent / substeps if correction == BAUMGARTE else 1.0 - (1.0 - percent) ** (1.0 / substeps)
+    rules = (correction, slop, per_substep, contact_soft, static_soft, push_speed)
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
     _measure_gaps(starts, batch, delta, gap)
@@ -848,6 +887,8 @@ def step_boxes(
             if moving[i]:
                 body[i, 0] += h * gravity_x
                 body[i, 1] += h * gravity_y
+        if bouncy:
+            _track_impacts(batch, body, approach, peak)
         _warm_start(starts, batch, body, inverse)
         for it in range(longest):
             _pass(starts, it, True, h, batch, body, inverse, gap, rules)
@@ -867,8 +908,12 @@ def step_boxes(
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
             _pass(starts, 0, False, h, batch, body, inverse, gap, rules)
         elif correction == SPLIT:
-            _push_apart(batch, delta, pos, inverse, n, slop, percent)
+            _push_apart(batch, delta, pos, inverse, n, slop, per_substep)
             _measure_gaps(starts, batch, delta, gap)
+        if bouncy:
+            _track_peaks(batch, peak)
+    if bouncy:
+        _bounce(batch, body, inverse, bounce, approach, peak)
     for k in range(c_a.shape[0]):
         t = slot[k, 0]
         p = slot[k, 1]
@@ -883,6 +928,97 @@ def step_boxes(
             omega[i] = body[i, 2]
 
 
+RESTITUTION_SPEED = 40.0
+"""px/s: slower impacts never bounce (Box2D's 1 m/s at 40 px a metre): a box resting on another, or
+on a bouncy floor, would otherwise jitter for ever."""
+
+
+@numba.njit(cache=True)
+def _prepare_bounce(
+    restitution: npt.NDArray[np.float64],
+    n: int,
+    m_a: npt.NDArray[np.int64],
+    m_b: npt.NDArray[np.int64],
+    batch_of: npt.NDArray[np.int64],
+    lane_of: npt.NDArray[np.int64],
+    bounce: npt.NDArray[np.float64],
+    approach: npt.NDArray[np.float64],
+    peak: npt.NDArray[np.float64],
+) -> None:
+    """Each lane's restitution (a pair's larger, a wall's the box's own); no point has pushed yet."""
+    bounce[:] = 0.0
+    approach[:] = 0.0
+    peak[:] = 0.0
+    for j in range(m_a.shape[0]):
+        a = m_a[j]
+        b = m_b[j]
+        bounce[batch_of[j], lane_of[j]] = max(restitution[a], restitution[b]) if b < n else restitution[a]
+
+
+@numba.njit(cache=True)
+def _track_impacts(
+    batch: Batches, body: npt.NDArray[np.float64], approach: npt.NDArray[np.float64], peak: npt.NDArray[np.float64]
+) -> None:
+    """Before a substep's passes: each point that has not pushed yet notes its normal speed
+    (``approach``, negative when closing), so the speed restitution gives back is the one it hit
+    with, not the slower one the frame began with (a box dropped 400 px lost 4% of its rebound)."""
+    lane_a, lane_b, _, _, _, _, con, _ = batch
+    for t in range(lane_a.shape[0]):
+        for lane in range(LANES):
+            a = lane_a[t, lane]
+            b = lane_b[t, lane]
+            for p in range(2):
+                if peak[t, p, lane] > 0.0:
+                    continue
+                nx = con[t, p, NX, lane]
+                ny = con[t, p, NY, lane]
+                approach[t, p, lane] = ((body[b, 0] - body[a, 0]) * nx + (body[b, 1] - body[a, 1]) * ny) + (
+                    body[b, 2] * con[t, p, RNB, lane] - body[a, 2] * con[t, p, RNA, lane]
+                )
+
+
+@numba.njit(cache=True)
+def _track_peaks(batch: Batches, peak: npt.NDArray[np.float64]) -> None:
+    """After a substep: the largest normal impulse each point has carried (zero: it never touched)."""
+    impulse = batch[7]
+    for t in range(impulse.shape[0]):
+        for p in range(2):
+            for lane in range(LANES):
+                peak[t, p, lane] = max(peak[t, p, lane], impulse[t, p, 0, lane])
+
+
+@numba.njit(cache=True)
+def _bounce(
+    batch: Batches,
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
+    bounce: npt.NDArray[np.float64],
+    approach: npt.NDArray[np.float64],
+    peak: npt.NDArray[np.float64],
+) -> None:
+    """Restitution, once after the substeps (Box2D v3): every point that hit faster than
+    ``RESTITUTION_SPEED`` and pushed in some substep leaves at ``e`` times the speed it hit with,
+    ``vn = -e · approach``; both points of a manifold at once (``_block``), so a box landing flat
+    leaves flat."""
+    lane_a, lane_b, _, _, _, _, con, impulse = batch
+    for t in range(lane_a.shape[0]):
+        for lane in range(LANES):
+            e = bounce[t, lane]
+            if e == 0.0:
+                continue
+            a = lane_a[t, lane]
+            b = lane_b[t, lane]
+            use0 = approach[t, 0, lane] < -RESTITUTION_SPEED and peak[t, 0, lane] > 0.0
+            use1 = approach[t, 1, lane] < -RESTITUTION_SPEED and peak[t, 1, lane] > 0.0
+            if not (use0 or use1):
+                continue
+            state = _bodies(body, inverse, a, b)
+            b0 = e * approach[t, 0, lane]
+            b1 = e * approach[t, 1, lane]
+            state = _block(state, con, impulse, t, lane, b0, 0.0, use0, b1, 0.0, use1)
+            _keep(body, a, b, state)
+
+
 @numba.njit(cache=True)
 def _push_apart(
     batch: Batches,
@@ -891,9 +1027,9 @@ def _push_apart(
     inverse: npt.NDArray[np.float64],
     n: int,
     slop: float,
-    percent: float,
+    share: float,
 ) -> None:
-    """Split impulse: move each overlapping pair apart by ``percent · max(depth − slop, 0) / (w_a + w_b)``
+    """Split impulse: move each overlapping pair apart by ``share · max(depth − slop, 0) / (w_a + w_b)``
     along the normal, shared by inverse mass; velocities are left as they are. Each point measures
     its gap after the moves of the points before it (Gauss-Seidel), so the two points of one pair do
     not both push the whole way."""
@@ -913,7 +1049,7 @@ def _push_apart(
                     continue
                 nx = con[t, p, NX, lane]
                 ny = con[t, p, NY, lane]
-                push = percent * depth / total
+                push = share * depth / total
                 ma = inverse[a, 0]
                 mb = inverse[b, 0]
                 delta[a, 0] -= ma * push * nx
