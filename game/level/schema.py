@@ -122,7 +122,7 @@ class RigidTable(Table):
         0.2,
         ge=0.05,
         le=1.0,
-        description='Share of the overlap beyond the slop removed per 1/60 s frame, however many '
+        description="Share of the overlap beyond the slop removed per 1/60 s frame, however many "
         'substeps ("baumgarte", "split").',
     )
     contact_hertz: float = Field(
@@ -132,7 +132,10 @@ class RigidTable(Table):
         10.0, ge=0.0, le=100.0, description='Damping of the soft contacts (1 is critical) ("soft").'
     )
     push_speed: float = Field(
-        120.0, gt=0.0, le=10000.0, description='Fastest overlapping boxes are pushed apart, px/s ("soft", "baumgarte").'
+        120.0,
+        gt=0.0,
+        le=10000.0,
+        description='Fastest overlapping boxes are pushed apart, px/s ("soft", "baumgarte").',
     )
     sleeping: bool = Field(True, description="Whether boxes at rest fall asleep (and cost nothing).")
     sleep_speed: float = Field(
@@ -417,15 +420,21 @@ class Boxes(Table):
         [], description='Angle of each box of `positions`, degrees counter-clockwise ("list"; default 0).'
     )
     sizes: list[Size] = Field(
-        [], max_length=MAX_BOXES, description='Size [w, h] of each box of `positions`, px ("list"; default `size`).'
+        [],
+        max_length=MAX_BOXES,
+        description='Size [w, h] of each box of `positions`, px ("list"; default `size`).',
     )
     velocity: Velocity = Field([0.0, 0.0], description="Velocity every box starts with [x, y], px/s.")
     velocities: list[Velocity] = Field(
-        [], max_length=MAX_BOXES, description='Velocity of each box of `positions`, px/s ("list"; default `velocity`).'
+        [],
+        max_length=MAX_BOXES,
+        description='Velocity of each box of `positions`, px/s ("list"; default `velocity`).',
     )
     spin: Spin = Field(0.0, description="Spin every box starts with, degrees/s counter-clockwise.")
     spins: list[Spin] = Field(
-        [], max_length=MAX_BOXES, description='Spin of each box of `positions`, degrees/s ("list"; default `spin`).'
+        [],
+        max_length=MAX_BOXES,
+        description='Spin of each box of `positions`, degrees/s ("list"; default `spin`).',
     )
     density: float = Field(
         1.0, gt=0.0, le=1000.0, description="Mass per area; 1 weighs as much as circles of the same area."

@@ -14,9 +14,10 @@ the contacts are found only once per call.
 Corrections (``correction``):
 
 - ``SOFT``: the contact is a stiff, heavily damped spring (``contact_hertz``,
-  ``damping_ratio``; twice as stiff against walls and fixed boxes) pushing
-  out at most ``push_speed``; the relax passes then take the push back out
-  of the velocities, so it moves without launching (Box2D v3's soft step).
+  ``damping_ratio``; twice as stiff against walls and fixed boxes, stiffer
+  between boxes of very different mass, ``FREE_RATIO``) pushing out at most
+  ``push_speed``; the relax passes then take the push back out of the
+  velocities, so it moves without launching (Box2D v3's soft step).
 - ``BAUMGARTE``: a velocity bias ``percent / dt · (s + slop)`` when ``s < -slop``, at most
   ``push_speed``: ``percent`` of the overlap a frame however many substeps (as a share of each
   substep's, it grew with them and launched a box sunk 10 px out of the world), and no faster than
@@ -123,15 +124,14 @@ Batches = tuple[
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
 ]
-"""The batches, as one argument: ``(lane_a, lane_b, passes, most, mu, rigid, con, impulse)`` with
-each lane's bodies, passes owed, friction and whether it meets something fixed, each batch's
+"""The batches, as one argument: ``(lane_a, lane_b, passes, most, mu, soft, con, impulse)`` with
+each lane's bodies, passes owed, friction and contact softness ``(batches, 3, LANES)``, each batch's
 largest pass count, then each point's constants ``(batches, 2, FIELDS, LANES)`` and accumulated
 normal and tangent impulses ``(batches, 2, 2, LANES)``."""
 
-Rules = tuple[int, float, float, tuple[float, float, float], tuple[float, float, float], float]
-"""The correction and its settings, as one argument: ``(correction, slop, share, contact_soft,
-static_soft, push_speed)``: ``share`` is the part of the overlap Baumgarte or the split step takes
-each substep (``step_boxes``), then the two ``softness`` triples (box on box, and on something fixed)."""
+Rules = tuple[int, float, float, float]
+"""The correction and its settings, as one argument: ``(correction, slop, share, push_speed)``:
+``share`` is the part of the overlap Baumgarte or the split step takes each substep (``step_boxes``)."""
 
 
 @numba.njit(cache=True, parallel=True)
@@ -244,6 +244,12 @@ def _target(
     if use_baumgarte and s + slop < 0.0:
         return max(share * inv_h * (s + slop), -push_speed), 0.0
     return 0.0, 0.0
+
+
+FREE_RATIO = 4.0
+"""Mass ratio up to which a pair of boxes has the world's contact stiffness (Box2D v3's, which sets
+it by the pair's effective mass). Beyond it the stiffness grows with the ratio, so a heavy box sags
+into a light one as far as into one a quarter its mass."""
 
 
 MAX_CONDITION = 1000.0
@@ -418,8 +424,8 @@ def _solve(
     inverse mass and inertia (zero for what does not move); ``gap`` each
     point's gap, measured when the positions last moved.
     """
-    lane_a, lane_b, passes, most, mu, rigid, con, impulse = batch
-    correction, slop, share, contact_soft, static_soft, push_speed = rules
+    lane_a, lane_b, passes, most, mu, soft, con, impulse = batch
+    correction, slop, share, push_speed = rules
     inv_h = 1.0 / h
     use_soft = use_bias and correction == SOFT
     use_baumgarte = use_bias and correction == BAUMGARTE
@@ -431,10 +437,10 @@ def _solve(
         s1 = _bodies(body, inverse, lane_a[t, 1], lane_b[t, 1])
         s2 = _bodies(body, inverse, lane_a[t, 2], lane_b[t, 2])
         s3 = _bodies(body, inverse, lane_a[t, 3], lane_b[t, 3])
-        soft0 = static_soft if rigid[t, 0] else contact_soft
-        soft1 = static_soft if rigid[t, 1] else contact_soft
-        soft2 = static_soft if rigid[t, 2] else contact_soft
-        soft3 = static_soft if rigid[t, 3] else contact_soft
+        soft0 = (soft[t, 0, 0], soft[t, 1, 0], soft[t, 2, 0])
+        soft1 = (soft[t, 0, 1], soft[t, 1, 1], soft[t, 2, 1])
+        soft2 = (soft[t, 0, 2], soft[t, 1, 2], soft[t, 2, 2])
+        soft3 = (soft[t, 0, 3], soft[t, 1, 3], soft[t, 2, 3])
         if it < passes[t, 0]:
             s0 = _normals(
                 s0, con, impulse, gap, t, 0, soft0, use_soft, use_baumgarte, inv_h, slop, share,
@@ -540,13 +546,8 @@ def _pass(
 ) -> None:
     """One pass over every batch: the two sides (on two threads, when both have some), then the seam."""
     if _two_sides(starts):
-        # numba cannot hand a tuple of tuples to its threads: the rules go over in pieces
-        correction, slop, share, contact_soft, static_soft, push_speed = rules
-        c0, c1, c2 = contact_soft
-        s0, s1, s2 = static_soft
         for side in numba.prange(2):
-            side_rules = (correction, slop, share, (c0, c1, c2), (s0, s1, s2), push_speed)
-            _solve(starts[side], starts[side + 1], it, use_bias, h, batch, body, inverse, gap, side_rules)
+            _solve(starts[side], starts[side + 1], it, use_bias, h, batch, body, inverse, gap, rules)
     else:
         _solve(starts[0], starts[SEAM], it, use_bias, h, batch, body, inverse, gap, rules)
     _solve(starts[SEAM], starts[SEAM + 1], it, use_bias, h, batch, body, inverse, gap, rules)
@@ -557,6 +558,9 @@ def _prepare_manifold(
     j: int,
     n: int,
     iterations: int,
+    hertz: float,
+    zeta: float,
+    h: float,
     pos: npt.NDArray[np.float64],
     friction: npt.NDArray[np.float64],
     body_iterations: npt.NDArray[np.int64],
@@ -576,7 +580,7 @@ def _prepare_manifold(
     lane_b: npt.NDArray[np.int64],
     passes: npt.NDArray[np.int64],
     mu: npt.NDArray[np.float64],
-    rigid: npt.NDArray[np.int64],
+    soft: npt.NDArray[np.float64],
     con: npt.NDArray[np.float64],
     impulse: npt.NDArray[np.float64],
     slot: npt.NDArray[np.int64],
@@ -596,7 +600,6 @@ def _prepare_manifold(
     count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
     passes[t, lane] = count if count > 0 else iterations
     mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
-    rigid[t, lane] = 1 if inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0 else 0
     for p in range(m_points[j]):
         k = m_first[j] + p
         slot[k, 0] = t
@@ -630,6 +633,15 @@ def _prepare_manifold(
         # no second point (the kept plan may have had one here): no constants, nothing owed
         con[t, p, :, lane] = 0.0
         impulse[t, p, :, lane] = 0.0
+    # twice as stiff against what never moves (Box2D v3); between two boxes of very different mass,
+    # as stiff as for the heavier one's: the lighter sets the pair's effective mass, and a heavy box
+    # sagged into a light one 3.5 px at a mass ratio of 100 (Box2D v3 too)
+    if inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0:
+        base = 2.0 * hertz
+    else:
+        ratio = max(inverse[a, 0], inverse[b, 0]) / min(inverse[a, 0], inverse[b, 0])
+        base = hertz * math.sqrt(max(1.0, ratio / FREE_RATIO))
+    soft[t, 0, lane], soft[t, 1, lane], soft[t, 2, lane] = softness(base, zeta, h)
 
 
 @numba.njit(cache=True, inline="always")
@@ -672,12 +684,13 @@ def work_sizes(n: int, m: int) -> tuple[int, int]:
     return 10 * (n + 2), 10 * m + 4 + n
 
 
-PLAN_INTS = 4 + 4 * LANES + 1
-PLAN_FLOATS = LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES + LANES + 4 * LANES
+PLAN_INTS = 4 + 3 * LANES + 1
+PLAN_FLOATS = LANES + 3 * LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES + LANES + 4 * LANES
 """Integers and floats a kept plan takes per manifold it has room for (each also sizes a batch:
 there are at most as many batches as manifolds). Integers: each manifold's two ``body_key``, batch
-and lane; each batch's lanes' bodies, passes and whether they meet something fixed; each batch's
-most passes. Floats: each batch's lanes' friction, their points' constants, impulses and gaps."""
+and lane; each batch's lanes' bodies and passes; each batch's most passes. Floats: each batch's
+lanes' friction and softness, their points' constants, impulses and gaps, then the lanes'
+restitution and their points' speeds at impact and largest impulses (``_bounce``)."""
 
 
 @numba.njit(cache=True)
@@ -750,9 +763,6 @@ def step_boxes(
     """
     n = pos.shape[0]
     h = dt / substeps
-    contact_soft = softness(contact_hertz, damping_ratio, h)
-    static_soft = softness(2.0 * contact_hertz, damping_ratio, h)
-
     m = c_a.shape[0]
     float_count, int_count = work_sizes(n, m)
     capacity = plan_capacity(plan_floats, plan_ints)
@@ -822,10 +832,11 @@ def step_boxes(
     lane_a = plan_ints[at : at + LANES * batches].reshape((batches, LANES))
     lane_b = plan_ints[at + LANES * c : at + LANES * (c + batches)].reshape((batches, LANES))
     passes = plan_ints[at + 2 * LANES * c : at + LANES * (2 * c + batches)].reshape((batches, LANES))
-    rigid = plan_ints[at + 3 * LANES * c : at + LANES * (3 * c + batches)].reshape((batches, LANES))
-    most = plan_ints[at + 4 * LANES * c : at + 4 * LANES * c + batches]
+    most = plan_ints[at + 3 * LANES * c : at + 3 * LANES * c + batches]
     mu = plan_floats[: LANES * batches].reshape((batches, LANES))
     at = LANES * c
+    soft = plan_floats[at : at + 3 * LANES * batches].reshape((batches, 3, LANES))
+    at += 3 * LANES * c
     con = plan_floats[at : at + 2 * FIELDS * LANES * batches].reshape((batches, 2, FIELDS, LANES))
     at += 2 * FIELDS * LANES * c
     impulse = plan_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
@@ -842,25 +853,27 @@ def step_boxes(
         lane_a[:] = n + 1
         lane_b[:] = n + 1
         passes[:] = 0
-        rigid[:] = 0
+        soft[:, 0, :] = 0.0  # no bias, the whole effective mass, no impulse taken back: rigid
+        soft[:, 1, :] = 1.0
+        soft[:, 2, :] = 0.0
         mu[:] = 0.0
         con[:] = 0.0
         impulse[:] = 0.0
     if _two_sides(starts):
         for j in numba.prange(manifolds):
             _prepare_manifold(
-                j, n, iterations, pos, friction, body_iterations, inverse, c_point, c_normal,
-                c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first, m_points, batch_of,
-                lane_of, lane_a, lane_b, passes, mu, rigid, con, impulse, slot
+                j, n, iterations, contact_hertz, damping_ratio, h, pos, friction, body_iterations, inverse,
+                c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
+                m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
             )  # fmt: skip
     else:
         for j in range(manifolds):
             _prepare_manifold(
-                j, n, iterations, pos, friction, body_iterations, inverse, c_point, c_normal,
-                c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first, m_points, batch_of,
-                lane_of, lane_a, lane_b, passes, mu, rigid, con, impulse, slot
+                j, n, iterations, contact_hertz, damping_ratio, h, pos, friction, body_iterations, inverse,
+                c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
+                m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
             )  # fmt: skip
-    batch = (lane_a, lane_b, passes, most, mu, rigid, con, impulse)
+    batch = (lane_a, lane_b, passes, most, mu, soft, con, impulse)
     bouncy = False
     for i in range(n):
         bouncy = bouncy or (moving[i] and restitution[i] > 0.0)
@@ -878,7 +891,7 @@ def step_boxes(
     # Baumgarte's bias takes percent / substeps of the overlap each substep (percent a frame), the
     # split step the share that leaves 1 - percent of it after all the substeps
     per_substep = percent / substeps if correction == BAUMGARTE else 1.0 - (1.0 - percent) ** (1.0 / substeps)
-    rules = (correction, slop, per_substep, contact_soft, static_soft, push_speed)
+    rules = (correction, slop, per_substep, push_speed)
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
     _measure_gaps(starts, batch, delta, gap)
@@ -957,7 +970,10 @@ def _prepare_bounce(
 
 @numba.njit(cache=True)
 def _track_impacts(
-    batch: Batches, body: npt.NDArray[np.float64], approach: npt.NDArray[np.float64], peak: npt.NDArray[np.float64]
+    batch: Batches,
+    body: npt.NDArray[np.float64],
+    approach: npt.NDArray[np.float64],
+    peak: npt.NDArray[np.float64],
 ) -> None:
     """Before a substep's passes: each point that has not pushed yet notes its normal speed
     (``approach``, negative when closing), so the speed restitution gives back is the one it hit
