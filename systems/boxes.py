@@ -16,7 +16,7 @@ from weft.systems.kernels.box_batches import CAPACITY
 from weft.systems.kernels.box_contacts import table_size
 from weft.systems.kernels.box_frame import ASLEEP, GROW, RELIST, step_box_frame
 from weft.systems.kernels.box_grid import box_pairs
-from weft.systems.kernels.box_particles import list_near_boxes, push_out_of_boxes
+from weft.systems.kernels.box_particles import list_near_boxes, push_out_of_boxes, sweep_into_boxes
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island, wake_touched
 from weft.systems.kernels.box_solver import plan_sizes, work_sizes
 from weft.systems.kernels.grid import bin_points
@@ -437,6 +437,26 @@ class BoxParticleSystem(System):
             return
         if step.iteration == 0:
             self._list(stores)
+            if near.count:
+                sweep_into_boxes(
+                    particles.pos[:count],
+                    particles.prev[:count],
+                    particles.inv_mass[:count],
+                    particles.radius[:count],
+                    store.pos[:n],
+                    store.angle[:n],
+                    store.vel[:n],
+                    store.omega[:n],
+                    store.inv_mass[:n],
+                    store.inv_inertia[:n],
+                    store.half[:n],
+                    store.asleep[:n],
+                    store.island[:n],
+                    store.sleep_time[:n],
+                    near.particle[: near.count],
+                    near.box[: near.count],
+                    step.dt,
+                )
         if near.count == 0:
             return
         push_out_of_boxes(
@@ -469,6 +489,7 @@ class BoxParticleSystem(System):
         near.count, near.particle, near.box = fill_pairs(
             lambda out_particle, out_box: list_near_boxes(
                 particles.pos[:count],
+                particles.prev[:count],
                 particles.radius[:count],
                 particles.kind[:count],
                 store.pos[:n],
