@@ -71,10 +71,11 @@ def measure_drawing(sim: Simulation, frames: int) -> float | None:
 
 @dataclass(frozen=True)
 class SceneResult:
-    """What one benchmark scene measured: ours and pymunk's median ms per frame.
+    """What one benchmark scene measured: ours, pymunk's and Box2D's median ms per frame.
 
-    ``pymunk_ms`` is None for a scene pymunk has no equivalent of;
-    ``draw_ms`` (CPU time to issue one frame's drawing) is None where it
+    ``pymunk_ms`` is None for a scene pymunk has no equivalent of, and
+    ``box2d_ms`` for one not built in Box2D (all but the box pyramids) or when
+    pyb2d3 is not installed; ``draw_ms`` (CPU time to issue one frame's drawing) is None where it
     was not measured. ``params`` says what was measured (sizes, counts, iterations) so a
     figure is never read without its scene.
     """
@@ -84,6 +85,7 @@ class SceneResult:
     ms: float
     pymunk_ms: float | None
     draw_ms: float | None = None
+    box2d_ms: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -92,21 +94,36 @@ class SceneResult:
             return None
         return self.pymunk_ms / self.ms
 
-    def as_json(self) -> dict[str, Any]:
-        """The ``weft bench --json`` record of ARCHITECTURE.md's contract, plus ``draw_ms``.
+    @property
+    def box2d_ratio(self) -> float | None:
+        """How many times faster than Box2D we are (``box2d_ms / ms``); None without Box2D."""
+        if self.box2d_ms is None or self.ms <= 0.0:
+            return None
+        return self.box2d_ms / self.ms
 
-        Times are rounded to 0.1 µs and the ratio is computed from the
-        rounded times, so a reader checking ``pymunk_ms / ms`` gets ``ratio``.
+    def as_json(self) -> dict[str, Any]:
+        """The ``weft bench --json`` record of ARCHITECTURE.md's contract, plus ``box2d_ms``,
+        ``box2d_ratio`` and ``draw_ms``.
+
+        Times are rounded to 0.1 µs and the ratios are computed from the
+        rounded times, so a reader checking ``pymunk_ms / ms`` gets ``ratio``
+        (and ``box2d_ms / ms`` gets ``box2d_ratio``).
         """
         ms = round(self.ms, 4)
-        pymunk_ms = None if self.pymunk_ms is None else round(self.pymunk_ms, 4)
-        ratio = None if pymunk_ms is None or ms <= 0.0 else pymunk_ms / ms
-        draw_ms = None if self.draw_ms is None else round(self.draw_ms, 4)
+        pymunk_ms = _rounded(self.pymunk_ms)
+        box2d_ms = _rounded(self.box2d_ms)
         return {
             "scene": self.scene,
             "params": self.params,
             "ms": ms,
             "pymunk_ms": pymunk_ms,
-            "ratio": ratio,
-            "draw_ms": draw_ms,
+            "ratio": None if pymunk_ms is None or ms <= 0.0 else pymunk_ms / ms,
+            "box2d_ms": box2d_ms,
+            "box2d_ratio": None if box2d_ms is None or ms <= 0.0 else box2d_ms / ms,
+            "draw_ms": _rounded(self.draw_ms),
         }
+
+
+def _rounded(ms: float | None) -> float | None:
+    """A time rounded to 0.1 µs, None kept."""
+    return None if ms is None else round(ms, 4)

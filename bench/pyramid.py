@@ -1,4 +1,4 @@
-"""The box scenes: the 55-box pyramid and the 5050-box one, ours against pymunk.
+"""The box scenes: the 55-box pyramid and the 5050-box one, ours against pymunk and Box2D v3.
 
 Ours is the shipped level (``levels/pyramid.toml``, ``levels/large_pyramid.toml``)
 loaded as a player loads it, with sleeping turned off so every frame solves
@@ -11,20 +11,31 @@ matters), pair friction the level's (each shape gets its square root, as
 pymunk multiplies them), a thick static floor, sleeping off, its default
 10 iterations and one step per 1/60 s frame: pymunk as a user would run it.
 
+The Box2D v3 twin (``pyb2d3``, the second oracle of the box solver) starts
+from the same boxes too, at ``PX_PER_M`` = 40: Box2D is tuned for bodies of
+about a metre (5 mm linear slop), so our 40 px box is its unit box and the
+level's gravity in px/s² becomes m/s² over 40. Every shape gets the level's
+friction (Box2D mixes a pair as sqrt(a*b)); the floor is a static box whose
+top is y = 0; sleeping is off and each frame is one ``world.step`` of its
+default 4 substeps (ours takes the level's), on one thread: a world made
+without a thread pool solves on the caller's. Without ``pyb2d3`` the bench
+runs all the same and leaves the Box2D figures out.
+
 Both pyramids run ``STAND_SECONDS`` of simulated time from rest, and every
-frame of it is timed, the two engines taking turns frame by frame: a
+frame of it is timed, the engines taking turns frame by frame: a
 pyramid that stands costs the same all along, one that collapses gets
 dearer as it falls, and the drift columns say which happened (the largest
 distance any box moved from where it started).
 
 From 2000 manifolds (about 700 boxes) ours solves on two threads, and from
 1000 boxes it finds pairs and contacts on numba's threads (``threads``: as
-many as numba has, two here); pymunk steps on one.
+many as numba has, two here); pymunk and Box2D step on one.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +43,15 @@ import numba
 import numpy as np
 import pymunk
 
-from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms, side_by_side_ms
+from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms, medians_taking_turns
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
+
+try:
+    import pyb2d3
+except ImportError:  # the bench extra brings it; without it the pyramids are timed against pymunk alone
+    pyb2d3 = None
 
 FRAME_DT = 1.0 / 60.0
 STAND_SECONDS = {"pyramid": 30.0, "large_pyramid": 10.0}
@@ -47,6 +63,10 @@ MAX_SLEEP_FRAMES = 900
 PYMUNK_ITERATIONS = 10
 """pymunk's default."""
 FLOOR_THICKNESS = 20.0
+PX_PER_M = 40.0
+"""Our px per Box2D metre: our 40 px box is the one-metre body Box2D's tolerances are tuned for."""
+BOX2D_SUBSTEPS = 4
+"""Box2D v3's default substeps per ``world.step``."""
 
 
 def run_pyramid(frames: int) -> SceneResult:
@@ -60,7 +80,7 @@ def run_large_pyramid(frames: int) -> SceneResult:
 
 
 def measure(scene: str, frames: int) -> SceneResult:
-    """Time ours (awake), ours (asleep) and pymunk on the same pyramid; drift of each after the run.
+    """Time ours (awake), ours (asleep), pymunk and Box2D on the same pyramid; drift of each after the run.
 
     The run lasts the scene's ``STAND_SECONDS``, or ``QUICK_FRAMES`` when
     ``frames`` is below that (a quick look, as the tests take).
@@ -74,8 +94,20 @@ def measure(scene: str, frames: int) -> SceneResult:
         start = store.pos[:n].copy()
         friction = float(store.friction[0])
         rigid = sim.settings.rigid
-        space, bodies = build_pymunk(start, store.half[:n].copy(), friction, sim.settings.gravity)
-        ms, pymunk_ms = side_by_side_ms(sim.step, lambda: space.step(FRAME_DT), duration, warmup=0)
+        halves = store.half[:n].copy()
+        gravity = sim.settings.gravity
+        space, bodies = build_pymunk(start, halves, friction, gravity)
+        steps = [sim.step, lambda: space.step(FRAME_DT)]
+        if pyb2d3 is None:
+            print(
+                f"bench: {scene} not measured in Box2D (pyb2d3 is not installed: "
+                'pip install "weft-physics[bench]" adds it)',
+                file=sys.stderr,
+            )
+        else:
+            world, box2d_bodies = build_box2d(start, halves, friction, gravity)
+            steps.append(lambda: world.step(FRAME_DT, BOX2D_SUBSTEPS))
+        ms, pymunk_ms, *box2d = medians_taking_turns(tuple(steps), duration, warmup=0)
         drift = float(np.linalg.norm(store.pos[:n] - start, axis=1).max())
         params: dict[str, Any] = {
             "boxes": n,
@@ -91,6 +123,12 @@ def measure(scene: str, frames: int) -> SceneResult:
     moved = np.array([tuple(body.position) for body in bodies]) - start
     params["pymunk_iterations"] = PYMUNK_ITERATIONS
     params["pymunk_drift_px"] = round(float(np.linalg.norm(moved, axis=1).max()), 3)
+    box2d_ms = box2d[0] if box2d else None
+    params["box2d_substeps"] = BOX2D_SUBSTEPS
+    params["box2d_drift_px"] = None
+    if box2d_ms is not None:
+        metres = np.array([tuple(body.position) for body in box2d_bodies])
+        params["box2d_drift_px"] = round(float(np.linalg.norm(metres * PX_PER_M - start, axis=1).max()), 3)
     asleep_ms, slept_after, draw_ms = asleep(path, min(frames, duration))
     params["asleep_ms"] = round(asleep_ms, 4)
     params["asleep_after_s"] = None if slept_after is None else round(slept_after * FRAME_DT, 2)
@@ -98,12 +136,16 @@ def measure(scene: str, frames: int) -> SceneResult:
         f"one Poly box per box, mass 1, shape friction sqrt({friction}), thick static floor, "
         f"{PYMUNK_ITERATIONS} iterations, one step per frame, sleeping off, one thread"
     )
+    params["box2d"] = (
+        f"Box2D v3 (pyb2d3) at {PX_PER_M:g} px = 1 m, one box per box, density 1, shape friction {friction}, "
+        f"static floor, {BOX2D_SUBSTEPS} substeps per frame, sleeping off, one thread"
+    )
     params["timing"] = (
         f"median of every frame of {duration} from rest, the engines taking turns frame by frame, "
-        f"sleeping off in both; asleep_ms: ours with "
+        f"sleeping off in each; asleep_ms: ours with "
         f"sleeping on once every box sleeps (asleep_after_s; None: not within {MAX_SLEEP_FRAMES} frames)"
     )
-    return SceneResult(scene, params, ms, pymunk_ms, draw_ms)
+    return SceneResult(scene, params, ms, pymunk_ms, draw_ms, box2d_ms)
 
 
 def asleep(path: Path, frames: int) -> tuple[float, int | None, float | None]:
@@ -148,3 +190,23 @@ def build_pymunk(
         items += [body, shape]
     space.add(*items)
     return space, bodies
+
+
+def build_box2d(
+    centres: np.ndarray, halves: np.ndarray, friction: float, gravity: tuple[float, float]
+) -> tuple[pyb2d3.World, list[pyb2d3.Body]]:
+    """A Box2D world with one dynamic box per row of ``centres``/``halves`` (px) on a floor at y = 0.
+
+    Everything is divided by ``PX_PER_M`` on the way in; the bodies come back in row order.
+    """
+    world = pyb2d3.World(gravity=(gravity[0] / PX_PER_M, gravity[1] / PX_PER_M))
+    world.sleeping_enabled = False
+    material = pyb2d3.surface_material(friction=friction)
+    floor = world.create_static_body(position=(0.0, -1.0))
+    floor.create_shape(pyb2d3.shape_def(material=material), pyb2d3.box(1000.0, 1.0))
+    bodies = []
+    for (x, y), (hx, hy) in zip((centres / PX_PER_M).tolist(), (halves / PX_PER_M).tolist(), strict=True):
+        body = world.create_dynamic_body(position=(x, y))
+        body.create_shape(pyb2d3.shape_def(density=1.0, material=material), pyb2d3.box(hx, hy))
+        bodies.append(body)
+    return world, bodies

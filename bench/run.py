@@ -72,8 +72,9 @@ def _problems(names: list[str]) -> list[str]:
 
 
 def format_table(results: list[SceneResult]) -> str:
-    """An aligned text table: scene, params, our ms, pymunk ms, ratio (pymunk ms / ours)."""
-    header = ["scene", "params", "ms", "pymunk ms", "ratio", "draw ms"]
+    """An aligned text table: scene, params, our ms, pymunk ms, ratio (pymunk ms / ours),
+    Box2D ms, box2d ratio (Box2D ms / ours), draw ms."""
+    header = ["scene", "params", "ms", "pymunk ms", "ratio", "box2d ms", "box2d ratio", "draw ms"]
     rows = [
         [
             result.scene,
@@ -81,6 +82,8 @@ def format_table(results: list[SceneResult]) -> str:
             f"{result.ms:.3f}",
             "-" if result.pymunk_ms is None else f"{result.pymunk_ms:.3f}",
             "-" if result.ratio is None else f"{result.ratio:.2f}x",
+            "-" if result.box2d_ms is None else f"{result.box2d_ms:.3f}",
+            "-" if result.box2d_ratio is None else f"{result.box2d_ratio:.2f}x",
             "-" if result.draw_ms is None else f"{result.draw_ms:.3f}",
         ]
         for result in results
@@ -98,7 +101,11 @@ def format_table(results: list[SceneResult]) -> str:
         "ms: median physics time per 1/60 s frame; ratio > 1: faster than pymunk; "
         "draw ms: CPU time to issue a frame's drawing (on software GL it includes the rasterising)"
     )
-    return "\n".join([*lines, "", note])
+    box2d_note = (
+        "box2d (box pyramids): Box2D v3 through pyb2d3 at 40 px = 1 m, 4 substeps a frame, "
+        "sleeping off, one thread; box2d ratio > 1: faster than Box2D"
+    )
+    return "\n".join([*lines, "", note, box2d_note])
 
 
 def _params_text(params: dict[str, Any]) -> str:

@@ -12,15 +12,17 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyb2d3
 import pymunk
 import pytest
 
-from weft.bench import balls, cloth
+from weft.bench import balls, cloth, pyramid
 from weft.bench import run as bench_run
 from weft.bench.measure import SceneResult
 from weft.game.level.load import validate
 
 ROOT = Path(__file__).resolve().parent.parent
+CONTRACT_KEYS = {"scene", "params", "ms", "pymunk_ms", "ratio", "box2d_ms", "box2d_ratio", "draw_ms"}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -37,8 +39,9 @@ def test_bench_json_lists_the_contract_keys_with_consistent_figures() -> None:
     results = json.loads(done.stdout)
     assert [r["scene"] for r in results] == ["cloth"]
     (result,) = results
-    assert set(result) == {"scene", "params", "ms", "pymunk_ms", "ratio", "draw_ms"}
+    assert set(result) == CONTRACT_KEYS
     assert result["draw_ms"] is None or result["draw_ms"] > 0
+    assert result["box2d_ms"] is None and result["box2d_ratio"] is None  # no Box2D cloth
     assert result["params"]["threads"] == 7870
     assert result["params"]["frames"] == 5
     assert result["ms"] > 0
@@ -53,7 +56,8 @@ def test_balls_json_has_a_contract_row_per_size_from_1k_to_20k() -> None:
     results = json.loads(done.stdout)
     assert [r["scene"] for r in results] == ["balls_1k", "balls_2k", "balls", "balls_20k"]
     for result in results:
-        assert set(result) == {"scene", "params", "ms", "pymunk_ms", "ratio", "draw_ms"}
+        assert set(result) == CONTRACT_KEYS
+        assert result["box2d_ms"] is None and result["box2d_ratio"] is None
         assert result["ms"] > 0
         assert result["pymunk_ms"] > 0
         assert result["ratio"] == pytest.approx(result["pymunk_ms"] / result["ms"])
@@ -67,20 +71,40 @@ def test_balls_json_has_a_contract_row_per_size_from_1k_to_20k() -> None:
     assert [r["params"]["height"] for r in results] == [720, 720, 720, 1760]
 
 
-def test_pyramid_json_reports_both_engines_drift_and_the_asleep_cost() -> None:
+def test_pyramid_json_reports_every_engines_drift_and_the_asleep_cost() -> None:
     done = _cli("weft", "bench", "pyramid", "--json", "--frames", "2")
 
     assert done.returncode == 0, done.stderr
     (result,) = json.loads(done.stdout)
     assert result["scene"] == "pyramid"
+    assert set(result) == CONTRACT_KEYS
     params = result["params"]
     assert params["boxes"] == 55
     assert params["seconds"] == 1.0  # a short run is a one-second look, not the 30 s stand
-    # both stand for that second: nothing moves by more than a px (0.1 and 0.6 px measured)
+    # all three stand for that second: nothing moves by more than a px (0.8, 0.6 and 0.8 px measured)
     assert params["drift_px"] < 1.0
     assert params["pymunk_drift_px"] < 1.0
+    assert params["box2d_drift_px"] < 1.0
+    assert params["box2d_substeps"] == 4
     assert params["asleep_after_s"] is not None and params["asleep_ms"] > 0
     assert result["ratio"] == pytest.approx(result["pymunk_ms"] / result["ms"])
+    assert result["box2d_ms"] > 0
+    assert result["box2d_ratio"] == pytest.approx(result["box2d_ms"] / result["ms"])
+
+
+def test_pyramid_without_pyb2d3_runs_beside_pymunk_and_says_how_to_add_box2d() -> None:
+    code = (
+        "import sys; sys.modules['pyb2d3'] = None; from weft.game.cli import main; "
+        "sys.exit(main(['bench', 'pyramid', '--json', '--frames', '2']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)
+    assert result["pymunk_ms"] > 0
+    assert result["box2d_ms"] is None and result["box2d_ratio"] is None
+    assert result["params"]["box2d_drift_px"] is None
+    assert 'pip install "weft-physics[bench]"' in done.stderr and "Traceback" not in done.stderr
 
 
 def test_skin_json_reports_the_naive_reference_beside_it_and_that_they_agree() -> None:
@@ -134,25 +158,38 @@ def test_running_every_scene_lists_every_row_of_a_scene(
     assert [r["scene"] for r in json.loads(capsys.readouterr().out)] == ["cloth", "balls_1k", "balls"]
 
 
-def test_table_aligns_columns_and_shows_a_dash_without_pymunk() -> None:
+def test_table_aligns_columns_and_shows_a_dash_without_pymunk_or_box2d() -> None:
     table = bench_run.format_table(
         [
+            SceneResult("pyramid", {"boxes": 55}, 0.5, 1.0, 0.25, box2d_ms=0.75),
             SceneResult("cloth", {"cols": 80}, 1.25, 3.75, 2.5),
             SceneResult("skin", {"bones": 12}, 0.5, None),
         ]
     )
 
-    header, first, second = table.splitlines()[:3]
-    assert first.split() == ["cloth", "cols=80", "1.250", "3.750", "3.00x", "2.500"]
-    assert second.split() == ["skin", "bones=12", "0.500", "-", "-", "-"]
-    assert len(header) == len(first) == len(second)
+    header, boxes, first, second = table.splitlines()[:4]
+    assert header.endswith("ms  pymunk ms  ratio  box2d ms  box2d ratio  draw ms")
+    assert boxes.split() == ["pyramid", "boxes=55", "0.500", "1.000", "2.00x", "0.750", "1.50x", "0.250"]
+    assert first.split() == ["cloth", "cols=80", "1.250", "3.750", "3.00x", "-", "-", "2.500"]
+    assert second.split() == ["skin", "bones=12", "0.500", "-", "-", "-", "-", "-"]
+    assert len(header) == len(boxes) == len(first) == len(second)
+    assert "Box2D v3 through pyb2d3 at 40 px = 1 m, 4 substeps a frame, sleeping off, one thread" in table
 
 
-def test_json_record_has_null_ratio_without_pymunk() -> None:
+def test_json_record_has_null_ratios_without_pymunk_or_box2d() -> None:
     record = SceneResult("skin", {}, 0.5, None).as_json()
 
     assert record["pymunk_ms"] is None
     assert record["ratio"] is None
+    assert record["box2d_ms"] is None
+    assert record["box2d_ratio"] is None
+
+
+def test_json_record_rounds_box2d_ms_and_its_ratio_follows_the_rounded_times() -> None:
+    record = SceneResult("pyramid", {}, 0.123456, 0.2, box2d_ms=0.0612345).as_json()
+
+    assert (record["ms"], record["box2d_ms"]) == (0.1235, 0.0612)
+    assert record["box2d_ratio"] == 0.0612 / 0.1235
 
 
 def test_pymunk_twin_has_the_same_points_threads_and_pins_as_ours() -> None:
@@ -238,3 +275,23 @@ def test_pymunk_is_timed_over_fewer_frames_when_they_would_exceed_the_budget() -
     assert balls.frames_within(20.0, 500.0, 240) == 40
     assert balls.frames_within(1.0, 5000.0, 240) == balls.MIN_TIMED_FRAMES
     assert balls.frames_within(1.0, 5000.0, 2) == 2
+
+
+def test_box2d_pyramid_twin_has_our_boxes_in_metres_on_a_floor_at_zero() -> None:
+    centres = np.array([[620.0, 20.0], [660.0, 20.0], [640.0, 60.0]])
+    halves = np.full((3, 2), 20.0)
+
+    world, bodies = pyramid.build_box2d(centres, halves, 0.7, (0.0, -400.0))
+
+    assert tuple(world.gravity) == (0.0, -10.0)
+    assert not world.sleeping_enabled
+    assert [tuple(body.position) for body in bodies] == [(15.5, 0.5), (16.5, 0.5), (16.0, 1.5)]
+    assert all(body.type == pyb2d3.BodyType.DYNAMIC for body in bodies)
+    for body in bodies:
+        (shape,) = body.shapes
+        assert shape.friction == pytest.approx(0.7)  # every shape's, so each pair mixes to 0.7
+        assert body.mass == pytest.approx(1.0)  # density 1 over a 1 m square: our 40 px box
+    for _ in range(30):
+        world.step(pyramid.FRAME_DT, pyramid.BOX2D_SUBSTEPS)
+    # the bottom two rest on the floor's top face, within Box2D's 5 mm slop
+    assert [body.position[1] for body in bodies[:2]] == pytest.approx([0.5, 0.5], abs=0.005)
