@@ -107,12 +107,14 @@ ONLY_PRANGE = {
 """Numba's parallel options for the step: only the loops written as ``prange`` run on threads (and only
 in large scenes), so a small scene never pays for starting them."""
 
-NX, NY, RNA, RNB, RTA, RTB, NORMAL_MASS, TANGENT_MASS, BASE = range(9)
+NX, NY, RNA, RNB, RTA, RTB, NORMAL_K, TANGENT_MASS, BASE, CROSS_K = range(10)
 """A point's constants for the call, by field: normal, the anchors on a and b (from their centres)
-crossed with the normal and with the tangent ``t = (n.y, -n.x)``, effective masses along the normal
-and the tangent, and its gap less how its anchors lay apart. The solver needs the anchors only
-crossed, and so do the gaps (an anchor turned by ``(c, s)`` lies ``s (r × n) - c (r × t)`` along n)."""
-FIELDS = 9
+crossed with the normal and with the tangent ``t = (n.y, -n.x)``, the inverse of its effective mass
+along the normal (``K``, 0 for no point) and its effective mass along the tangent, its gap less how
+its anchors lay apart, and (first point only) the manifold's cross term ``K₀₁`` of the 2 × 2 block.
+The solver needs the anchors only crossed, and so do the gaps (an anchor turned by ``(c, s)`` lies
+``s (r × n) - c (r × t)`` along n)."""
+FIELDS = 10
 
 Batches = tuple[
     npt.NDArray[np.int64],
@@ -220,7 +222,7 @@ def _keep(
 @numba.njit(cache=True, inline="always")
 def _target(
     s: float,
-    soft: tuple[float, float, float],
+    soft: tuple[float, float],
     use_soft: bool,
     use_baumgarte: bool,
     inv_h: float,
@@ -230,7 +232,7 @@ def _target(
 ) -> tuple[float, float]:
     """A point's velocity bias ``b`` and softness ``γ`` at gap ``s``: its impulse ``λ`` makes the
     relative normal velocity ``vn + b + γ·K·λ = 0`` (K its effective mass's inverse; Catto's soft
-    constraint, ``γ = impulse scale / mass scale``).
+    constraint, ``γ = impulse scale / mass scale``); ``soft`` is the lane's bias rate and γ.
 
     Speculative points (``s > 0``) may close the gap in one substep and no
     more. The soft step has no dead band, as in Box2D v3: within one, a
@@ -240,7 +242,7 @@ def _target(
     if s > 0.0:
         return s * inv_h, 0.0
     if use_soft:
-        return max(soft[0] * s, -push_speed), soft[2] / soft[1]
+        return max(soft[0] * s, -push_speed), soft[1]
     if use_baumgarte and s + slop < 0.0:
         return max(share * inv_h * (s + slop), -push_speed), 0.0
     return 0.0, 0.0
@@ -276,8 +278,8 @@ def _normals(
     """A manifold's normal impulses in a pass, both points at once (``_block``, to ``_target``)."""
     b0, g0 = _target(gap[t, 0, lane], soft, use_soft, use_baumgarte, inv_h, slop, share, push_speed)
     b1, g1 = _target(gap[t, 1, lane], soft, use_soft, use_baumgarte, inv_h, slop, share, push_speed)
-    use0 = con[t, 0, NORMAL_MASS, lane] > 0.0
-    use1 = con[t, 1, NORMAL_MASS, lane] > 0.0
+    use0 = con[t, 0, NORMAL_K, lane] > 0.0
+    use1 = con[t, 1, NORMAL_K, lane] > 0.0
     return _block(state, con, impulse, t, lane, b0, g0, use0, b1, g1, use1)
 
 
@@ -311,8 +313,9 @@ def _block(
     vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib = state
     nx = con[t, 0, NX, lane]
     ny = con[t, 0, NY, lane]
-    m0 = con[t, 0, NORMAL_MASS, lane]
-    m1 = con[t, 1, NORMAL_MASS, lane]
+    k00 = con[t, 0, NORMAL_K, lane]
+    k11 = con[t, 1, NORMAL_K, lane]
+    k01 = con[t, 0, CROSS_K, lane]
     rna0 = con[t, 0, RNA, lane]
     rnb0 = con[t, 0, RNB, lane]
     rna1 = con[t, 1, RNA, lane]
@@ -323,13 +326,10 @@ def _block(
     dvy = vby - vay
     vn0 = (dvx * nx + dvy * ny) + (wb * rnb0 - wa * rna0)
     vn1 = (dvx * nx + dvy * ny) + (wb * rnb1 - wa * rna1)
-    k01 = ma + mb + ia * rna0 * rna1 + ib * rnb0 * rnb1
     x0 = old0
     x1 = old1
     solved = False
     if use0 and use1:
-        k00 = 1.0 / m0
-        k11 = 1.0 / m1
         # (K + Γ) λ = K λ_old − vn − b, with Γ = diag(γ K_ii)
         a00 = k00 * (1.0 + g0)
         a11 = k11 * (1.0 + g1)
@@ -338,8 +338,9 @@ def _block(
             r0 = k00 * old0 + k01 * old1 - vn0 - b0
             r1 = k01 * old0 + k11 * old1 - vn1 - b1
             solved = True
-            x0 = (a11 * r0 - k01 * r1) / det
-            x1 = (a00 * r1 - k01 * r0) / det
+            inv_det = 1.0 / det
+            x0 = (a11 * r0 - k01 * r1) * inv_det
+            x1 = (a00 * r1 - k01 * r0) * inv_det
             if x0 < 0.0 or x1 < 0.0:
                 # the first alone: the second point's velocity stays at its target or above without it
                 x0 = r0 / a00
@@ -353,10 +354,10 @@ def _block(
     if not solved:
         # one point (or two too close to solve as a block): one after the other
         if use0:
-            x0 = max((old0 - (vn0 + b0) * m0) / (1.0 + g0), 0.0)
+            x0 = max((old0 * k00 - (vn0 + b0)) / (k00 * (1.0 + g0)), 0.0)
             vn1 += (x0 - old0) * k01
         if use1:
-            x1 = max((old1 - (vn1 + b1) * m1) / (1.0 + g1), 0.0)
+            x1 = max((old1 * k11 - (vn1 + b1)) / (k11 * (1.0 + g1)), 0.0)
     impulse[t, 0, 0, lane] = x0
     impulse[t, 1, 0, lane] = x1
     d0 = x0 - old0
@@ -437,10 +438,10 @@ def _solve(
         s1 = _bodies(body, inverse, lane_a[t, 1], lane_b[t, 1])
         s2 = _bodies(body, inverse, lane_a[t, 2], lane_b[t, 2])
         s3 = _bodies(body, inverse, lane_a[t, 3], lane_b[t, 3])
-        soft0 = (soft[t, 0, 0], soft[t, 1, 0], soft[t, 2, 0])
-        soft1 = (soft[t, 0, 1], soft[t, 1, 1], soft[t, 2, 1])
-        soft2 = (soft[t, 0, 2], soft[t, 1, 2], soft[t, 2, 2])
-        soft3 = (soft[t, 0, 3], soft[t, 1, 3], soft[t, 2, 3])
+        soft0 = (soft[t, 0, 0], soft[t, 1, 0])
+        soft1 = (soft[t, 0, 1], soft[t, 1, 1])
+        soft2 = (soft[t, 0, 2], soft[t, 1, 2])
+        soft3 = (soft[t, 0, 3], soft[t, 1, 3])
         if it < passes[t, 0]:
             s0 = _normals(
                 s0, con, impulse, gap, t, 0, soft0, use_soft, use_baumgarte, inv_h, slop, share,
@@ -624,7 +625,7 @@ def _prepare_manifold(
         con[t, p, RNB, lane] = rnb
         con[t, p, RTA, lane] = rta
         con[t, p, RTB, lane] = rtb
-        con[t, p, NORMAL_MASS, lane] = 1.0 / k_n if k_n > 0.0 else 0.0
+        con[t, p, NORMAL_K, lane] = k_n
         con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
         con[t, p, BASE, lane] = c_separation[k] + (rtb - rta)
         impulse[t, p, 0, lane] = c_normal_impulse[k]
@@ -641,7 +642,13 @@ def _prepare_manifold(
     else:
         ratio = max(inverse[a, 0], inverse[b, 0]) / min(inverse[a, 0], inverse[b, 0])
         base = hertz * math.sqrt(max(1.0, ratio / FREE_RATIO))
-    soft[t, 0, lane], soft[t, 1, lane], soft[t, 2, lane] = softness(base, zeta, h)
+    rate, mass_scale, impulse_scale = softness(base, zeta, h)
+    soft[t, 0, lane] = rate
+    soft[t, 1, lane] = impulse_scale / mass_scale
+    con[t, 0, CROSS_K, lane] = (inverse[a, 0] + inverse[b, 0]) + (
+        inverse[a, 1] * con[t, 0, RNA, lane] * con[t, 1, RNA, lane]
+        + inverse[b, 1] * con[t, 0, RNB, lane] * con[t, 1, RNB, lane]
+    )  # a second point's anchors are zero when there is none
 
 
 @numba.njit(cache=True, inline="always")
@@ -685,7 +692,7 @@ def work_sizes(n: int, m: int) -> tuple[int, int]:
 
 
 PLAN_INTS = 4 + 3 * LANES + 1
-PLAN_FLOATS = LANES + 3 * LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES + LANES + 4 * LANES
+PLAN_FLOATS = LANES + 2 * LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES + LANES + 4 * LANES
 """Integers and floats a kept plan takes per manifold it has room for (each also sizes a batch:
 there are at most as many batches as manifolds). Integers: each manifold's two ``body_key``, batch
 and lane; each batch's lanes' bodies and passes; each batch's most passes. Floats: each batch's
@@ -835,8 +842,8 @@ def step_boxes(
     most = plan_ints[at + 3 * LANES * c : at + 3 * LANES * c + batches]
     mu = plan_floats[: LANES * batches].reshape((batches, LANES))
     at = LANES * c
-    soft = plan_floats[at : at + 3 * LANES * batches].reshape((batches, 3, LANES))
-    at += 3 * LANES * c
+    soft = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
+    at += 2 * LANES * c
     con = plan_floats[at : at + 2 * FIELDS * LANES * batches].reshape((batches, 2, FIELDS, LANES))
     at += 2 * FIELDS * LANES * c
     impulse = plan_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
@@ -853,9 +860,7 @@ def step_boxes(
         lane_a[:] = n + 1
         lane_b[:] = n + 1
         passes[:] = 0
-        soft[:, 0, :] = 0.0  # no bias, the whole effective mass, no impulse taken back: rigid
-        soft[:, 1, :] = 1.0
-        soft[:, 2, :] = 0.0
+        soft[:] = 0.0  # no bias, no give: rigid (and unused: their points are empty)
         mu[:] = 0.0
         con[:] = 0.0
         impulse[:] = 0.0
@@ -1058,7 +1063,7 @@ def _push_apart(
             if total == 0.0:
                 continue
             for p in range(2):
-                if con[t, p, NORMAL_MASS, lane] == 0.0:
+                if con[t, p, NORMAL_K, lane] == 0.0:
                     continue  # an empty point of a one-point manifold
                 depth = -_gap(con, delta, t, p, lane, a, b) - slop
                 if depth <= 0.0:
