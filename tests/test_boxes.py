@@ -154,7 +154,7 @@ def test_the_55_box_pyramid_stands_for_30_seconds_as_it_does_in_pymunk() -> None
     sim.step(1800)
     ours = np.linalg.norm(sim.positions("pyramid") - start, axis=1).max()
     assert theirs < 1.0  # 0.55 px measured in pymunk
-    assert ours < 1.0, ours  # 0.10 px measured
+    assert ours < 1.0, ours  # 0.70 px measured (Box2D v3 at its 4 substeps: 0.77 px)
     assert np.abs(sim.poses("pyramid")[:, 2]).max() < 0.01
 
 
@@ -165,8 +165,8 @@ def test_the_shipped_pyramid_level_stands_for_30_seconds_at_its_own_settings() -
     start = sim.positions("pyramid")
     sim.step(1800)
     drift = np.linalg.norm(sim.positions("pyramid") - start, axis=1).max()
-    assert drift < 1.0, drift  # 0.62 px measured (pymunk at its 10 iterations: 0.57 px)
-    assert sim.metrics()["max_penetration"] < SLOP, sim.metrics()["max_penetration"]  # 0.32 px measured
+    assert drift < 1.0, drift  # 0.81 px measured (pymunk at its 10 iterations: 0.57 px, Box2D v3 0.77)
+    assert sim.metrics()["max_penetration"] < SLOP, sim.metrics()["max_penetration"]  # 0.17 px measured
     sim.close()
 
 
