@@ -67,32 +67,12 @@ from weft.systems.kernels.box_batches import (
     plan_holds,
     split_sides,
 )
+from weft.systems.kernels.box_integrate import MAX_TURN, integrate_box
+from weft.systems.kernels.box_mouse import pull_mouse_spring
+from weft.systems.kernels.box_softness import softness
 
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
-
-MAX_SPEED = 20000.0
-"""px/s: no box moves faster (a sane limit that keeps any setting from overflowing)."""
-
-MAX_TURN = 0.25 * math.pi
-"""Radians a box may turn in one substep."""
-
-
-@numba.njit(cache=True)
-def softness(hertz: float, zeta: float, h: float) -> tuple[float, float, float]:
-    """Bias rate, mass scale and impulse scale of a soft constraint (a spring of ``hertz`` and ``zeta``).
-
-    With ``ω = 2π·hertz``: ``bias = ω / (2ζ + hω)``, ``mass = hω(2ζ + hω) / (1 + hω(2ζ + hω))``,
-    ``impulse = 1 / (1 + hω(2ζ + hω))``: the implicit spring-damper step written as an impulse.
-    """
-    if hertz <= 0.0:
-        return 0.0, 1.0, 0.0
-    omega = 2.0 * math.pi * hertz
-    a1 = 2.0 * zeta + h * omega
-    a2 = h * omega * a1
-    a3 = 1.0 / (1.0 + a2)
-    return omega / a1, a2 * a3, a3
-
 
 ONLY_PRANGE = {
     "comprehension": False,
@@ -651,40 +631,6 @@ def _prepare_manifold(
     )  # a second point's anchors are zero when there is none
 
 
-@numba.njit(cache=True, inline="always")
-def _move(
-    i: int,
-    n: int,
-    h: float,
-    limit: float,
-    body: npt.NDArray[np.float64],
-    delta: npt.NDArray[np.float64],
-    pos: npt.NDArray[np.float64],
-    angle: npt.NDArray[np.float64],
-) -> None:
-    """Body ``i`` moves and turns for ``h`` (its speed and spin clamped); the walls (``i == n``) only
-    keep count of their move."""
-    speed2 = body[i, 0] * body[i, 0] + body[i, 1] * body[i, 1]
-    if speed2 > MAX_SPEED * MAX_SPEED:
-        scale = MAX_SPEED / math.sqrt(speed2)
-        body[i, 0] *= scale
-        body[i, 1] *= scale
-    body[i, 2] = min(max(body[i, 2], -limit), limit)
-    delta[i, 0] += h * body[i, 0]
-    delta[i, 1] += h * body[i, 1]
-    # the turn so far, as a unit vector turned on by h·ω (Box2D v3's integration; no sine or cosine)
-    turn = h * body[i, 2]
-    c = delta[i, 2] - turn * delta[i, 3]
-    s = delta[i, 3] + turn * delta[i, 2]
-    length = math.sqrt(c * c + s * s)
-    delta[i, 2] = c / length
-    delta[i, 3] = s / length
-    if i < n:
-        pos[i, 0] += h * body[i, 0]
-        pos[i, 1] += h * body[i, 1]
-        angle[i] += turn
-
-
 @numba.njit(cache=True)
 def work_sizes(n: int, m: int) -> tuple[int, int]:
     """Floats and integers ``step_boxes`` works in, for ``n`` boxes and ``m`` contact points."""
@@ -911,16 +857,16 @@ def step_boxes(
         for it in range(longest):
             _pass(starts, it, True, h, batch, body, inverse, gap, rules)
             if spring_body >= 0:
-                _pull(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
+                pull_mouse_spring(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
         if _two_sides(starts):
             for i in numba.prange(n + 1):
                 if i == n or moving[i]:
-                    _move(i, n, h, limit, body, delta, pos, angle)
+                    integrate_box(i, n, h, limit, body, delta, pos, angle)
         else:
             for i in range(n + 1):
                 if i == n or moving[i]:
-                    _move(i, n, h, limit, body, delta, pos, angle)
+                    integrate_box(i, n, h, limit, body, delta, pos, angle)
         _measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
@@ -1082,66 +1028,3 @@ def _push_apart(
                 if b < n:
                     pos[b, 0] += mb * push * nx
                     pos[b, 1] += mb * push * ny
-
-
-@numba.njit(cache=True)
-def _pull(
-    spring: npt.NDArray[np.float64],
-    held: int,
-    mass: npt.NDArray[np.float64],
-    prepare: bool,
-    h: float,
-    pos: npt.NDArray[np.float64],
-    angle: npt.NDArray[np.float64],
-    body: npt.NDArray[np.float64],
-    inverse: npt.NDArray[np.float64],
-) -> None:
-    """The mouse spring: a soft point constraint pulling box ``held``'s anchor towards the target.
-
-    It is a spring, not a contact: it keeps its softness and bias in every
-    pass and stays out of the relax pass, which would cancel its pull.
-
-    ``mass`` caches the inverse of the 2×2 effective mass (as ``[a, b, c]``
-    of the symmetric inverse), recomputed when ``prepare``, which also warm
-    starts: the substep's accumulated impulse (clamped to ``max force · h``)
-    is applied again before it is refined.
-    """
-    c = math.cos(angle[held])
-    s = math.sin(angle[held])
-    rx = c * spring[0] - s * spring[1]
-    ry = s * spring[0] + c * spring[1]
-    m = inverse[held, 0]
-    i = inverse[held, 1]
-    if prepare:
-        k11 = m + i * ry * ry
-        k12 = -i * rx * ry
-        k22 = m + i * rx * rx
-        det = k11 * k22 - k12 * k12
-        inv_det = 1.0 / det if det != 0.0 else 0.0
-        mass[0] = inv_det * k22
-        mass[1] = -inv_det * k12
-        mass[2] = inv_det * k11
-        body[held, 0] += m * spring[7]
-        body[held, 1] += m * spring[8]
-        body[held, 2] += i * (rx * spring[8] - ry * spring[7])
-    rate, mass_scale, impulse_scale = softness(spring[4], spring[5], h)
-    bias_x = rate * (pos[held, 0] + rx - spring[2])
-    bias_y = rate * (pos[held, 1] + ry - spring[3])
-    vx = body[held, 0] - body[held, 2] * ry + bias_x
-    vy = body[held, 1] + body[held, 2] * rx + bias_y
-    ix = -mass_scale * (mass[0] * vx + mass[1] * vy) - impulse_scale * spring[7]
-    iy = -mass_scale * (mass[1] * vx + mass[2] * vy) - impulse_scale * spring[8]
-    total_x = spring[7] + ix
-    total_y = spring[8] + iy
-    most = spring[6] * h
-    length = math.hypot(total_x, total_y)
-    if length > most:
-        total_x *= most / length
-        total_y *= most / length
-    ix = total_x - spring[7]
-    iy = total_y - spring[8]
-    spring[7] = total_x
-    spring[8] = total_y
-    body[held, 0] += m * ix
-    body[held, 1] += m * iy
-    body[held, 2] += i * (rx * iy - ry * ix)
