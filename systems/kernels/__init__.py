@@ -74,6 +74,7 @@ try:
         bones,
         bounds,
         box_batches,
+        box_contact_solver,
         box_contacts,
         box_frame,
         box_grid,
