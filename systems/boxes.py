@@ -437,29 +437,9 @@ class BoxParticleSystem(System):
             return
         if step.iteration == 0:
             self._list(stores)
-            if near.count:
-                sweep_into_boxes(
-                    particles.pos[:count],
-                    particles.prev[:count],
-                    particles.inv_mass[:count],
-                    particles.radius[:count],
-                    store.pos[:n],
-                    store.angle[:n],
-                    store.vel[:n],
-                    store.omega[:n],
-                    store.inv_mass[:n],
-                    store.inv_inertia[:n],
-                    store.half[:n],
-                    store.asleep[:n],
-                    store.island[:n],
-                    store.sleep_time[:n],
-                    near.particle[: near.count],
-                    near.box[: near.count],
-                    step.dt,
-                )
         if near.count == 0:
             return
-        push_out_of_boxes(
+        pairs = (
             particles.pos[:count],
             particles.prev[:count],
             particles.inv_mass[:count],
@@ -471,15 +451,16 @@ class BoxParticleSystem(System):
             store.inv_mass[:n],
             store.inv_inertia[:n],
             store.half[:n],
-            store.friction[:n],
             store.asleep[:n],
             store.island[:n],
             store.sleep_time[:n],
             near.particle[: near.count],
             near.box[: near.count],
             step.dt,
-            WAKE_SPEED,
         )
+        if step.iteration == 0:
+            sweep_into_boxes(*pairs)  # once a substep, before the first push: what moved fast stops
+        push_out_of_boxes(*pairs, store.friction[:n], WAKE_SPEED)
 
     def _list(self, stores: Stores) -> None:
         """List the (particle, box) pairs near enough to touch during this substep."""

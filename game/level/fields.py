@@ -110,10 +110,8 @@ Substeps = Annotated[Annotated[int, Field(ge=1, le=16)] | Literal["auto"], Befor
 Acceleration = Annotated[
     list[Annotated[float, Field(ge=-20000.0, le=20000.0)]], Field(min_length=2, max_length=2)
 ]
-Velocity = Annotated[
-    list[Annotated[float, Field(ge=-20000.0, le=20000.0)]], Field(min_length=2, max_length=2)
-]
-"""[x, y] px/s, within the fastest a box moves (the box solver's ``MAX_SPEED``)."""
+Velocity = Acceleration
+"""[x, y] px/s: the same bounds, the fastest a box moves (the box solver's ``MAX_SPEED``)."""
 Spin = Annotated[float, Field(ge=-10000.0, le=10000.0)]
 """Degrees a second, counter-clockwise (a box turns at most an eighth of a turn a substep anyway)."""
 Size = Annotated[list[Annotated[float, Field(ge=2.0, le=1000.0)]], Field(min_length=2, max_length=2)]

@@ -209,16 +209,17 @@ def push_out_of_boxes(
     box_inv_mass: npt.NDArray[np.float64],
     box_inv_inertia: npt.NDArray[np.float64],
     box_half: npt.NDArray[np.float64],
-    box_friction: npt.NDArray[np.float64],
     asleep: npt.NDArray[np.bool_],
     island: npt.NDArray[np.int64],
     sleep_time: npt.NDArray[np.float64],
     pair_particle: npt.NDArray[np.int64],
     pair_box: npt.NDArray[np.int64],
     h: float,
+    box_friction: npt.NDArray[np.float64],
     wake_speed: float,
 ) -> None:
     """One pass over the listed pairs: push each overlapping particle out of its box, and the box back.
+    (The arguments up to ``h`` are ``sweep_into_boxes``'s.)
 
     A sleeping box holds still like a fixed one, unless the particle comes
     at it faster than ``wake_speed`` px/s: then its island wakes.

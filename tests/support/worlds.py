@@ -73,3 +73,37 @@ def velocities(sim: Simulation) -> npt.NDArray[np.float64]:
     """Verlet velocities (px per substep) of every particle: ``pos - prev``."""
     p = sim.stores.particles
     return p.pos[: p.count] - p.prev[: p.count]
+
+
+BLAST_PILE = """
+    [[balls]]
+    name = "pile"
+    count = 600
+    radius = [4, 6]
+    region = [330, 40, 628, 680]
+
+    [tools]
+    available = ["explode"]
+    start = "explode"
+    strength = 1.0
+    radius = 300
+    """
+"""600 circles left of x = 630 and the explosion tool at full strength: add a barrier past them."""
+
+
+def blast_pile(sim: Simulation, barrier: float) -> float:
+    """Blow ``BLAST_PILE`` up from beside the barrier at x = ``barrier`` and check, frame by frame for
+    1.5 s, that no circle of it ends past; the fastest a circle moved, px/s."""
+    from weft.game.session import Session
+
+    particles = sim.stores.particles
+    pile = sim.indices("pile")
+    session = Session(sim)
+    session.queue({"type": "mouse_press", "x": 600.0, "y": 350.0, "button": "left"})
+    per_second = 60 * sim.settings.resolved_substeps()
+    fastest = 0.0
+    for _ in range(90):
+        session.advance()
+        fastest = max(fastest, float(np.abs(particles.pos[pile] - particles.prev[pile]).max()) * per_second)
+        assert (particles.pos[pile, 0] < barrier).all(), "a circle went through the barrier"
+    return fastest
