@@ -20,7 +20,8 @@ class Grab:
     it until release. A box is held
     at ``anchor`` (px in the box's own frame) by a spring of ``hertz`` and
     ``damping_ratio`` that pulls with at most ``max_accel`` px/s² times the
-    box's mass; ``spring`` carries the solver's state of it.
+    box's mass (the box step keeps the spring's impulse while the same box
+    is held).
     """
 
     target: tuple[float, float] = (0.0, 0.0)
@@ -33,7 +34,6 @@ class Grab:
     hertz: float = 5.0
     damping_ratio: float = 0.7
     max_accel: float = 20000.0
-    spring: np.ndarray = field(default_factory=lambda: np.zeros(9))
 
 
 @dataclass

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from weft.systems.balls import PourSystem
 from weft.systems.bounds import BoundsSystem, ContainSystem
-from weft.systems.boxes import BoxParticleSystem, BoxStepSystem
+from weft.systems.box_particles import BoxParticleSystem
+from weft.systems.boxes import BoxStepSystem
 from weft.systems.broadphase import BroadphaseSystem
 from weft.systems.collide import CollisionSystem
 from weft.systems.contacts import ContactEventSystem

@@ -7,8 +7,9 @@ import numpy as np
 from weft.components import Grab, Stores
 from weft.components.tools import NOTHING
 from weft.systems import world
-from weft.systems.boxes import box_at, wake
+from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
+from weft.systems.queries import boxes_at
 from weft.systems.schedule import Stage, Step, System
 
 
@@ -25,6 +26,13 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
     dist2 = np.einsum("ij,ij->i", offset, offset)
     k = int(np.argmin(dist2))
     return k if dist2[k] <= reach * reach else NOTHING
+
+
+def movable_box_at(stores: Stores, x: float, y: float) -> int:
+    """The movable box (the last added, where several overlap) whose outline holds (x, y), or ``NOTHING``."""
+    rows, _ = boxes_at(stores, x, y)
+    movable = rows[stores.rigid.inv_mass[rows] > 0.0]
+    return int(movable[-1]) if len(movable) else NOTHING
 
 
 class GrabSystem(System):
@@ -67,16 +75,14 @@ class GrabSystem(System):
         if grab.box != NOTHING:
             if not grab.held:
                 grab.box = NOTHING
-                grab.spring[:] = 0.0
             return True
         if not grab.held or grab.particle != NOTHING:
             return False
-        grab.box = box_at(store, *grab.pressed_at)
+        grab.box = movable_box_at(stores, *grab.pressed_at)
         if grab.box == NOTHING:
             return False
         c, s = np.cos(store.angle[grab.box]), np.sin(store.angle[grab.box])
         dx, dy = np.array(grab.pressed_at) - store.pos[grab.box]
         grab.anchor = (float(c * dx + s * dy), float(-s * dx + c * dy))
-        grab.spring[:] = 0.0
         wake(store, grab.box)
         return True

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from weft.game.simulation import Simulation
-from weft.systems.boxes import PAIR_SKIN
+from weft.systems.box_pairs import PAIR_SKIN
 from weft.systems.kernels.box_contacts import remember_impulses, table_size, warm_from_last, warm_from_table
 from weft.systems.kernels.box_grid import extent, pairs_still_hold
 

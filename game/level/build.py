@@ -37,7 +37,7 @@ from weft.game.level.problems import Problem, file_label
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
 from weft.systems.balls import add_circles, packed_centers
-from weft.systems.boxes import build_boxes, pyramid_centers, stack_centers
+from weft.systems.box_build import build_boxes, pyramid_centers, stack_centers
 from weft.systems.cloth import build_cloth
 from weft.systems.skeletons import BoneError, BoneSpec, build_skeleton
 from weft.systems.skin_mesh import MeshSpec

@@ -8,7 +8,7 @@ of every kernel file (``~/.cache/weft/kernels/<digest>``, or under
 ``$NUMBA_CACHE_DIR`` when that is set), never inside the package, which may
 be an installed, read-only copy. numba checks a cached kernel against its
 own file only, but a kernel is compiled together with the kernels it calls
-(``box_frame.step_box_frame`` holds the solver, the contacts and the grid):
+(``box_step.step_boxes`` holds the solver, the contacts and the grid):
 after an edit to one of those, the old code would run on, or crash. A
 folder per digest makes any edit a fresh cache (a minute of compiling
 once); the oldest folders beyond ``KEPT_CACHES`` are removed.
@@ -76,14 +76,16 @@ try:
         box_batches,
         box_contact_solver,
         box_contacts,
-        box_frame,
         box_grid,
         box_integrate,
+        box_manifold,
+        box_memory,
         box_mouse,
         box_particles,
         box_sleep,
         box_softness,
         box_solver,
+        box_step,
         collide,
         distance,
         fields,

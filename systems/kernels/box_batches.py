@@ -190,3 +190,27 @@ def plan_holds(
         if key_a[j] != body_key(m_a[j], fixed) or key_b[j] != body_key(m_b[j], fixed):
             return False
     return True
+
+
+@numba.njit(cache=True)
+def keep_plan(
+    header: npt.NDArray[np.int64],
+    key_a: npt.NDArray[np.int64],
+    key_b: npt.NDArray[np.int64],
+    capacity: int,
+    bodies: int,
+    m_a: npt.NDArray[np.int64],
+    m_b: npt.NDArray[np.int64],
+    fixed: npt.NDArray[np.bool_],
+    starts: npt.NDArray[np.int64],
+) -> None:
+    """Record what a fresh packing was made for, so ``plan_holds`` can tell whether it still fits:
+    the ``capacity``, the ``bodies``, the manifolds (their ``body_key``) and its parts' ``starts``."""
+    header[CAPACITY] = capacity
+    header[BODIES] = bodies
+    header[MANIFOLDS] = m_a.shape[0]
+    header[BATCHES] = starts[PARTS]
+    header[STARTS : STARTS + PARTS + 1] = starts
+    for j in range(m_a.shape[0]):
+        key_a[j] = body_key(m_a[j], fixed)
+        key_b[j] = body_key(m_b[j], fixed)

@@ -4,7 +4,7 @@ softness), the warm start, the solve and relax passes, restitution, and the spli
 A point's constants live in ``con`` ``(batches, 2, FIELDS, LANES)``: the
 manifolds are packed into batches of ``LANES`` that share no moving box
 (``box_batches``), and a pass works on a batch's four lanes side by side.
-The substep loop that calls these stages is ``box_solver.step_boxes``.
+The substep loop that calls these stages is ``box_solver.solve_boxes``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ normal and tangent impulses ``(batches, 2, 2, LANES)``."""
 
 Rules = tuple[int, float, float, float]
 """The correction and its settings, as one argument: ``(correction, slop, share, push_speed)``:
-``share`` is the part of the overlap Baumgarte or the split step takes each substep (``step_boxes``)."""
+``share`` is the part of the overlap Baumgarte or the split step takes each substep (``solve_boxes``)."""
 
 
 @numba.njit(cache=True, parallel=True)

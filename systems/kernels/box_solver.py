@@ -53,22 +53,17 @@ import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import (
     BATCHES,
-    BODIES,
-    CAPACITY,
-    HEADER,
     LANES,
-    MANIFOLDS,
     PARTS,
     STARTS,
-    body_key,
     group_manifolds,
+    keep_plan,
     pack_batches,
     plan_holds,
     split_sides,
 )
 from weft.systems.kernels.box_contact_solver import (
     BAUMGARTE,
-    FIELDS,
     SOFT,
     SPLIT,
     apply_restitution,
@@ -83,6 +78,14 @@ from weft.systems.kernels.box_contact_solver import (
     warm_start,
 )
 from weft.systems.kernels.box_integrate import MAX_TURN, integrate_box
+from weft.systems.kernels.box_memory import (
+    carve_batches,
+    carve_bodies,
+    carve_manifolds,
+    carve_plan,
+    plan_capacity,
+    work_sizes,
+)
 from weft.systems.kernels.box_mouse import pull_mouse_spring
 
 ONLY_PRANGE = {
@@ -100,34 +103,67 @@ in large scenes), so a small scene never pays for starting them."""
 
 
 @numba.njit(cache=True)
-def work_sizes(n: int, m: int) -> tuple[int, int]:
-    """Floats and integers ``step_boxes`` works in, for ``n`` boxes and ``m`` contact points."""
-    return 10 * (n + 2), 10 * m + 4 + n
-
-
-PLAN_INTS = 4 + 3 * LANES + 1
-PLAN_FLOATS = LANES + 2 * LANES + 2 * FIELDS * LANES + 4 * LANES + 2 * LANES + LANES + 4 * LANES
-"""Integers and floats a kept plan takes per manifold it has room for (each also sizes a batch:
-there are at most as many batches as manifolds). Integers: each manifold's two ``body_key``, batch
-and lane; each batch's lanes' bodies and passes; each batch's most passes. Floats: each batch's
-lanes' friction and softness, their points' constants, impulses and gaps, then the lanes'
-restitution and their points' speeds at impact and largest impulses (``apply_restitution``)."""
+def load_bodies(
+    vel: npt.NDArray[np.float64],
+    omega: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    inv_inertia: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    wall_vx: float,
+    wall_vy: float,
+    body: npt.NDArray[np.float64],
+    inverse: npt.NDArray[np.float64],
+    fixed: npt.NDArray[np.bool_],
+) -> None:
+    """The solver's bodies: each moving box's velocity and inverse mass and inertia (zero for the
+    others), the walls' velocity as body ``n``, and which bodies take no impulse (``fixed``)."""
+    n = vel.shape[0]
+    body[:] = 0.0
+    inverse[:] = 0.0
+    for i in range(n):
+        if moving[i]:
+            body[i, 0] = vel[i, 0]
+            body[i, 1] = vel[i, 1]
+            body[i, 2] = omega[i]
+            inverse[i, 0] = inv_mass[i]
+            inverse[i, 1] = inv_inertia[i]
+    body[n, 0] = wall_vx
+    body[n, 1] = wall_vy
+    for i in range(n + 2):
+        fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
 
 
 @numba.njit(cache=True)
-def plan_sizes(m: int) -> tuple[int, int]:
-    """Floats and integers of a kept plan with room for ``m`` manifolds (at most one per point)."""
-    return PLAN_FLOATS * m, HEADER + PLAN_INTS * m
+def empty_batches(
+    n: int,
+    lane_a: npt.NDArray[np.int64],
+    lane_b: npt.NDArray[np.int64],
+    passes: npt.NDArray[np.int64],
+    mu: npt.NDArray[np.float64],
+    soft: npt.NDArray[np.float64],
+    con: npt.NDArray[np.float64],
+    impulse: npt.NDArray[np.float64],
+) -> None:
+    """Every lane of a fresh packing empty until a manifold fills it: between body ``n + 1`` (which
+    never moves) and itself, no passes owed, no friction, rigid, no constants, nothing carried."""
+    lane_a[:] = n + 1
+    lane_b[:] = n + 1
+    passes[:] = 0
+    mu[:] = 0.0
+    soft[:] = 0.0
+    con[:] = 0.0
+    impulse[:] = 0.0
 
 
 @numba.njit(cache=True)
-def plan_capacity(plan_floats: npt.NDArray[np.float64], plan_ints: npt.NDArray[np.int64]) -> int:
-    """How many manifolds (and batches) the plan arrays have room for."""
-    return min(plan_floats.shape[0] // PLAN_FLOATS, max(0, plan_ints.shape[0] - HEADER) // PLAN_INTS)
+def still(delta: npt.NDArray[np.float64]) -> None:
+    """No body moved yet: no shift, a turn of cosine 1 and sine 0."""
+    delta[:] = 0.0
+    delta[:, 2] = 1.0
 
 
 @numba.njit(cache=True, parallel=ONLY_PRANGE)
-def step_boxes(
+def solve_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
     vel: npt.NDArray[np.float64],
@@ -178,106 +214,44 @@ def step_boxes(
     least ``plan_sizes(m)`` long, keep the batches from call to call: while
     the manifolds stay the same, they are not packed again (fresh arrays:
     they are).
-    ``spring`` holds the mouse spring ``[anchor_x, anchor_y (body frame),
-    target_x, target_y, hertz, damping ratio, max force, impulse_x,
-    impulse_y]``, used when ``spring_body >= 0``; its impulse carries over.
+    ``spring`` is the mouse spring (``box_mouse.SPRING_FIELDS``), pulling
+    box ``spring_body`` when that is not negative; its impulse carries over.
     """
     n = pos.shape[0]
     h = dt / substeps
     m = c_a.shape[0]
     float_count, int_count = work_sizes(n, m)
-    capacity = plan_capacity(plan_floats, plan_ints)
-    if work_floats.shape[0] < float_count or work_ints.shape[0] < int_count or capacity < m:
-        raise ValueError("step_boxes: the work or plan arrays are shorter than work_sizes and plan_sizes ask")
-    # the bodies, the walls as body n, and body n + 1 for empty lanes
-    body = work_floats[: 3 * (n + 2)].reshape((n + 2, 3))
-    inverse = work_floats[3 * (n + 2) : 5 * (n + 2)].reshape((n + 2, 2))
-    delta = work_floats[5 * (n + 2) : 9 * (n + 2)].reshape((n + 2, 4))
-    xs = work_floats[9 * (n + 2) : 10 * (n + 2)]
-    body[:] = 0.0
-    inverse[:] = 0.0
-    for i in range(n):
-        if moving[i]:
-            body[i, 0] = vel[i, 0]
-            body[i, 1] = vel[i, 1]
-            body[i, 2] = omega[i]
-            inverse[i, 0] = inv_mass[i]
-            inverse[i, 1] = inv_inertia[i]
-    body[n, 0] = wall_vx
-    body[n, 1] = wall_vy
+    c = plan_capacity(plan_floats, plan_ints)
+    if work_floats.shape[0] < float_count or work_ints.shape[0] < int_count or c < m:
+        raise ValueError("solve_boxes: work or plan arrays shorter than work_sizes and plan_sizes ask")
+    # Views come out of the carve functions in tuples: in a function compiled for threads numba 0.68
+    # may write a slice of such a view to a copy (numba issue 5872), so views are written element by
+    # element here, or whole inside the kernels they are handed to.
+    body, inverse, delta, scratch_x = carve_bodies(work_floats, n)
+    m_a, m_b, m_first, m_points, part, filled, onward, latest, slot = carve_manifolds(work_ints, n, m)
+    header, key_a, key_b, batch_of, lane_of = carve_plan(plan_ints, c)
     fixed = np.empty(n + 2, dtype=np.bool_)
-    for i in range(n + 2):
-        fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
+    load_bodies(vel, omega, inv_mass, inv_inertia, moving, wall_vx, wall_vy, body, inverse, fixed)
 
-    # manifolds into batches (the last step's packing while it fits); each point into its batch
-    m_a = work_ints[0:m]
-    m_b = work_ints[m : 2 * m]
-    m_first = work_ints[2 * m : 3 * m]
-    m_points = work_ints[3 * m : 4 * m]
+    # manifolds into batches (the last step's packing while it holds); each point into its batch
     manifolds = group_manifolds(c_a, c_b, n, m_a, m_b, m_first, m_points)
     m_a = m_a[:manifolds]
     m_b = m_b[:manifolds]
-    slot = work_ints[7 * m + 4 + n : 10 * m + 4 + n].reshape((m, 3))  # each point's batch, point and lane
-    c = capacity
-    header = plan_ints[:HEADER]
-    key_a = plan_ints[HEADER : HEADER + c]
-    key_b = plan_ints[HEADER + c : HEADER + 2 * c]
-    batch_of = plan_ints[HEADER + 2 * c : HEADER + 3 * c]
-    lane_of = plan_ints[HEADER + 3 * c : HEADER + 4 * c]
     kept = plan_holds(header, key_a, key_b, c, n, m_a, m_b, fixed)
     if not kept:
-        part = work_ints[4 * m : 4 * m + manifolds]
-        split_sides(m_a, m_b, pos, fixed, part, xs)
+        split_sides(m_a, m_b, pos, fixed, part[:manifolds], scratch_x)
         packed = pack_batches(
-            m_a,
-            m_b,
-            fixed,
-            part,
-            batch_of,
-            lane_of,
-            work_ints[5 * m : 6 * m + 1],
-            work_ints[6 * m + 1 : 7 * m + 2],
-            work_ints[7 * m + 2 : 7 * m + 4 + n],
-        )
-        header[CAPACITY] = c
-        header[BODIES] = n
-        header[MANIFOLDS] = manifolds
-        header[BATCHES] = packed[-1]
-        header[STARTS : STARTS + PARTS + 1] = packed
-        for j in range(manifolds):
-            key_a[j] = body_key(m_a[j], fixed)
-            key_b[j] = body_key(m_b[j], fixed)
+            m_a, m_b, fixed, part[:manifolds], batch_of, lane_of, filled[: manifolds + 1],
+            onward[: manifolds + 1], latest,
+        )  # fmt: skip
+        keep_plan(header, key_a, key_b, c, n, m_a, m_b, fixed, packed)
     starts = header[STARTS : STARTS + PARTS + 1]
     batches = header[BATCHES]
-    at = HEADER + 4 * c
-    lane_a = plan_ints[at : at + LANES * batches].reshape((batches, LANES))
-    lane_b = plan_ints[at + LANES * c : at + LANES * (c + batches)].reshape((batches, LANES))
-    passes = plan_ints[at + 2 * LANES * c : at + LANES * (2 * c + batches)].reshape((batches, LANES))
-    most = plan_ints[at + 3 * LANES * c : at + 3 * LANES * c + batches]
-    mu = plan_floats[: LANES * batches].reshape((batches, LANES))
-    at = LANES * c
-    soft = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
-    at += 2 * LANES * c
-    con = plan_floats[at : at + 2 * FIELDS * LANES * batches].reshape((batches, 2, FIELDS, LANES))
-    at += 2 * FIELDS * LANES * c
-    impulse = plan_floats[at : at + 4 * LANES * batches].reshape((batches, 2, 2, LANES))
-    at += 4 * LANES * c
-    gap = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
-    at += 2 * LANES * c
-    bounce = plan_floats[at : at + LANES * batches].reshape((batches, LANES))
-    at += LANES * c
-    approach = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
-    at += 2 * LANES * c
-    peak = plan_floats[at : at + 2 * LANES * batches].reshape((batches, 2, LANES))
+    lane_a, lane_b, passes, most, mu, soft, con, impulse, gap, bounce, approach, peak = carve_batches(
+        plan_floats, plan_ints, c, batches
+    )
     if not kept:
-        # every lane empty until filled: the body that never moves, nothing owed, no constants
-        lane_a[:] = n + 1
-        lane_b[:] = n + 1
-        passes[:] = 0
-        soft[:] = 0.0  # no bias, no give: rigid (and unused: their points are empty)
-        mu[:] = 0.0
-        con[:] = 0.0
-        impulse[:] = 0.0
+        empty_batches(n, lane_a, lane_b, passes, mu, soft, con, impulse)
     if two_sides(starts):
         for j in numba.prange(manifolds):
             prepare_manifold(
@@ -305,8 +279,7 @@ def step_boxes(
             most[t] = max(most[t], passes[t, lane])
         longest = max(longest, most[t])
 
-    delta[:] = 0.0  # each body's move, and the cosine and sine of its turn, so far
-    delta[:, 2] = 1.0
+    still(delta)  # each body's move, and the cosine and sine of its turn, so far
     # Baumgarte's bias takes percent / substeps of the overlap each substep (percent a frame), the
     # split step the share that leaves 1 - percent of it after all the substeps
     per_substep = percent / substeps if correction == BAUMGARTE else 1.0 - (1.0 - percent) ** (1.0 / substeps)

@@ -1,4 +1,5 @@
-"""One box step in one call: motion, kept pairs, contacts, warm start, the solver, the points kept.
+"""One box step in one call, once a particle substep: motion, kept pairs, contacts, warm start, the
+solver's substeps, the points kept.
 
 The box step is several kernels in a row. Called from Python one by one,
 a small scene paid more for the calls (each array handed over, each slice
@@ -22,10 +23,10 @@ from weft.systems.kernels.box_contacts import (
     warm_from_table,
 )
 from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
-from weft.systems.kernels.box_solver import ONLY_PRANGE, step_boxes
+from weft.systems.kernels.box_solver import ONLY_PRANGE, solve_boxes
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
-"""What ``step_box_frame`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs
+"""What ``step_boxes`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs
 must be listed anew first), or nothing yet (the contact rows must grow to the count it returns)."""
 
 Bodies = tuple[
@@ -80,15 +81,15 @@ Points = tuple[
 tangent_impulse, last_key, last_normal, last_tangent, last_start, table)``."""
 
 Work = tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]
-"""The solver's working memory and its kept batches (``step_boxes``)."""
+"""The solver's working memory and its kept batches (``solve_boxes``)."""
 
 Settings = tuple[float, float, float, float, float, int, int, int, float, float, float, float, float]
 """``(gravity_x, gravity_y, wall_vx, wall_vy, dt, substeps, iterations, correction, slop, percent,
-contact_hertz, damping_ratio, push_speed)``, as ``step_boxes`` takes them."""
+contact_hertz, damping_ratio, push_speed)``, as ``solve_boxes`` takes them."""
 
 
 @numba.njit(cache=True, parallel=ONLY_PRANGE)
-def step_box_frame(
+def step_boxes(
     n: int,
     bodies: Bodies,
     grid: Grid,
@@ -105,8 +106,9 @@ def step_box_frame(
     spring_body: int,
     settings: Settings,
 ) -> tuple[int, int]:
-    """Step the first ``n`` boxes once; returns what it did (``ASLEEP``, ``STEPPED``, ``RELIST``,
-    ``GROW``) and how many contact points the step has.
+    """Step the first ``n`` boxes by ``dt`` (one particle substep, holding the solver's own
+    substeps); returns what it did (``ASLEEP``, ``STEPPED``, ``RELIST``, ``GROW``) and how many
+    contact points the step has.
 
     In turn: each box's motion (``box_motion``, with ``reach`` on every
     margin), whether the ``pair_count`` pairs listed still hold (unless
@@ -144,7 +146,7 @@ def step_box_frame(
         or table.shape[0] <= 2 * last_count
         or min(pos.shape[0], turn.shape[0], moving.shape[0], margin.shape[0]) < n
     ):
-        raise ValueError("step_box_frame: arrays shorter than the boxes, pairs or points ask")
+        raise ValueError("step_boxes: arrays shorter than the boxes, pairs or points ask")
     if not box_motion(
         angle[:n], vel[:n], omega[:n], half[:n], inv_mass[:n], asleep[:n], reach, dt,
         moving[:n], margin[:n], turn[:n],
@@ -181,7 +183,7 @@ def step_box_frame(
         remember_impulses(last_key[:last_count], last_normal[:last_count], last_tangent[:last_count], table)
         warm_from_table(key[:found], table, normal_impulse[:found], tangent_impulse[:found])
     work_floats, work_ints, plan_floats, plan_ints = work
-    step_boxes(
+    solve_boxes(
         pos[:n], angle[:n], vel[:n], omega[:n], inv_mass[:n], inv_inertia[:n], friction[:n],
         restitution[:n], iterations[:n], moving[:n], c_a[:found], c_b[:found], point[:found], normal[:found],
         separation[:found], normal_impulse[:found], tangent_impulse[:found], gap[:found], work_floats,

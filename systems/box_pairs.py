@@ -1,0 +1,111 @@
+"""Which boxes may touch: their centres binned into a grid, and the pairs listed from it (kept from
+step to step while they hold)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from weft.components import BoxGrid, RigidStore
+from weft.systems.kernels.box_grid import box_pairs
+from weft.systems.kernels.box_sleep import wake_touched
+from weft.systems.kernels.grid import bin_points
+
+IntArray = npt.NDArray[np.int64]
+
+PAIR_SKIN = 2.0
+"""px: while no box sleeps, pairs are listed this much wider and the list is kept until some box
+could have crossed that much (a standing pyramid lists its pairs once in many frames)."""
+
+
+def bin_grid(
+    grid: BoxGrid, store: RigidStore, bounds: tuple[float, float, float, float], reach: float
+) -> None:
+    """Counting-sort the box centres into cells ``reach`` px wide over ``bounds``."""
+    n = store.count
+    left, bottom, right, top = bounds
+    cols = max(1, min(4096, math.ceil((right - left) / reach)))
+    rows = max(1, min(4096, math.ceil((top - bottom) / reach)))
+    cell = max(reach, (right - left) / cols, (top - bottom) / rows)
+    if len(grid.cell_start) != cols * rows + 1:
+        grid.cell_start = np.zeros(cols * rows + 1, dtype=np.int64)
+    if len(grid.order) < n:
+        grid.order = np.zeros(len(store.pos), dtype=np.int64)
+        grid.cell_of = np.zeros(len(store.pos), dtype=np.int64)
+    grid.cell, grid.left, grid.bottom, grid.cols, grid.rows = cell, left, bottom, cols, rows
+    every = np.ones(n, dtype=np.bool_)  # every box centre is binned
+    bin_points(
+        store.pos[:n], every, left, bottom, cell, cols, rows, grid.cell_of, grid.cell_start, grid.order
+    )
+
+
+def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> None:
+    """List the box pairs that may touch in this step into ``grid.pair_a``/``pair_b``."""
+    n = store.count
+    grid.pair_count, grid.pair_a, grid.pair_b = fill_pairs(
+        lambda a, b: box_pairs(
+            store.pos[:n],
+            grid.turn[:n],
+            store.half[:n],
+            moving,
+            margin,
+            grid.cols,
+            grid.rows,
+            grid.cell_of,
+            grid.cell_start,
+            grid.order,
+            a,
+            b,
+        ),
+        grid.pair_a,
+        grid.pair_b,
+    )
+
+
+def fill_pairs(
+    find: Callable[[IntArray, IntArray], int], first: IntArray, second: IntArray
+) -> tuple[int, IntArray, IntArray]:
+    """Run ``find``, which writes pairs into the two arrays and returns how many there are, with the
+    arrays grown to twice that count until they hold them all; the count and the arrays used."""
+    while True:
+        found = find(first, second)
+        if found <= len(first):
+            return found, first, second
+        first = np.zeros(2 * found, dtype=np.int64)
+        second = np.zeros(2 * found, dtype=np.int64)
+
+
+def list_pairs_with_skin(
+    grid: BoxGrid,
+    store: RigidStore,
+    walls: tuple[float, float, float, float],
+    moving: np.ndarray,
+    margin: np.ndarray,
+) -> None:
+    """List the pairs anew: ``PAIR_SKIN`` wider while nothing sleeps (the list is then kept while it
+    holds), else exactly, and wake the sleepers an awake box comes to touch."""
+    n = store.count
+    anyone_asleep = bool(store.asleep[:n].any())
+    listed = margin if anyone_asleep else margin + PAIR_SKIN
+    bin_grid(grid, store, walls, 2.0 * store.max_half + 2.0 * float(listed.max()))
+    list_pairs(grid, store, moving, listed)
+    if anyone_asleep:
+        grid.listed_pos = np.zeros((0, 2))  # exact margins: nothing to keep
+        if wake_touched(
+            grid.pair_a[: grid.pair_count],
+            grid.pair_b[: grid.pair_count],
+            store.inv_mass[:n],
+            store.asleep[:n],
+            store.island[:n],
+            store.sleep_time[:n],
+        ):
+            moving[:] = (store.inv_mass[:n] > 0.0) & ~store.asleep[:n]
+            list_pairs(grid, store, moving, margin)
+        return
+    grid.listed_pos = store.pos[:n].copy()
+    grid.listed_angle = store.angle[:n].copy()
+    grid.listed_margin = listed
+    grid.listed_moving = moving.copy()
