@@ -27,9 +27,11 @@ pyramid that stands costs the same all along, one that collapses gets
 dearer as it falls, and the drift columns say which happened (the largest
 distance any box moved from where it started).
 
-From 2000 manifolds (about 700 boxes) ours solves on two threads, and from
-1000 boxes it finds pairs and contacts on numba's threads (``threads``: as
-many as numba has, two here); pymunk and Box2D step on one.
+From 2000 manifolds (about 700 boxes) ours can solve on two threads, and
+from 1000 boxes find pairs and contacts on numba's threads; each frame runs
+on as many as the step's own trials find faster here and now
+(``game.threads``; ``threads``: the count at the end of the run). pymunk and
+Box2D step on one.
 """
 
 from __future__ import annotations
@@ -39,14 +41,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 import pymunk
 
 from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms, medians_taking_turns
 from weft.game.simulation import Simulation
+from weft.game.threads import threaded
 from weft.levels import LEVELS_DIR
-from weft.systems.kernels.box_grid import PARALLEL_BOXES
 
 try:
     import pyb2d3
@@ -113,7 +114,7 @@ def measure(scene: str, frames: int) -> SceneResult:
             "boxes": n,
             "substeps": rigid.substeps,
             "iterations": rigid.iterations,
-            "threads": numba.get_num_threads() if n >= PARALLEL_BOXES else 1,
+            "threads": sim.physics.threads.threads(threaded(sim.stores)),
             "seconds": round(duration * FRAME_DT, 2),
             "drift_px": round(drift, 3),
             "max_penetration_px": round(float(sim.metrics()["max_penetration"]), 3),

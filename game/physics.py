@@ -55,6 +55,7 @@ from weft.game.level.build import build_body, level_bodies, tool_components, wor
 from weft.game.level.load import LoadedLevel, load_level
 from weft.game.level.plugins import level_schedule
 from weft.game.level.schema import SPECS, Spec, ToolsTable, World
+from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
 from weft.systems.builtin import default_schedule
@@ -112,7 +113,10 @@ class Physics:
         self.schedule: Schedule = default_schedule()
         self.clock = FrameClock()
         self.frame_ms: deque[float] = deque(maxlen=RECENT_FRAMES)
-        """Wall time of each recent frame's physics, ms (a measurement, never fed back)."""
+        """Wall time of each recent frame's physics, ms (never fed back into the simulation; it picks
+        only how many threads run it, ``threads``)."""
+        self.threads = ThreadChoice()
+        """How many threads each frame runs on: one, unless two are measurably faster here and now."""
         self.revision = 0
         """Counts the bodies added and removed: drawing caches kept per entity start again when it changes."""
         self._followers: list[tuple[weakref.ref[Any], int, int | str]] = []
@@ -336,14 +340,18 @@ class Physics:
             clock = esper.component_for_entity(self.entity, Clock)
             for _ in range(frames):
                 self._reap()
+                large = threaded(self.stores)
                 started = time.perf_counter()
                 self._stepping = True
                 try:
-                    self.schedule.step_frame(clock.frame)
+                    with numba_threads(self.threads.threads(large)):
+                        self.schedule.step_frame(clock.frame)
                 finally:
                     self._stepping = False
                 clock.frame += 1
-                self.frame_ms.append((time.perf_counter() - started) * 1e3)
+                ms = (time.perf_counter() - started) * 1e3
+                self.frame_ms.append(ms)
+                self.threads.record(large, ms)
                 self._adopt()
                 while self._pending:
                     self._pending.pop(0)()

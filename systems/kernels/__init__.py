@@ -97,6 +97,7 @@ try:
         softbody,
         sweep,
         tear,
+        threads,
         verlet,
     )
 finally:

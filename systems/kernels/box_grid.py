@@ -14,6 +14,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.threads import ONLY_PRANGE
+
 PARALLEL_BOXES = 1000
 """Boxes from which their motion is found and their pairs listed on numba's threads (fewer:
 starting them costs more)."""
@@ -37,7 +39,7 @@ def farthest_move(dx: float, dy: float, turn: float, hx: float, hy: float) -> fl
     return math.sqrt(dx * dx + dy * dy) + abs(turn) * math.sqrt(hx * hx + hy * hy)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=ONLY_PRANGE)
 def box_motion(
     angle: npt.NDArray[np.float64],
     vel: npt.NDArray[np.float64],
@@ -88,7 +90,7 @@ def _motion(
     turn[i, 1] = math.sin(angle[i])
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True, parallel=ONLY_PRANGE)
 def box_pairs(
     pos: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],

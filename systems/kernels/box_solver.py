@@ -87,19 +87,7 @@ from weft.systems.kernels.box_memory import (
     work_sizes,
 )
 from weft.systems.kernels.box_mouse import pull_mouse_spring
-
-ONLY_PRANGE = {
-    "comprehension": False,
-    "setitem": False,
-    "inplace_binop": False,
-    "reduction": False,
-    "numpy": False,
-    "stencil": False,
-    "fusion": False,
-    "prange": True,
-}
-"""Numba's parallel options for the step: only the loops written as ``prange`` run on threads (and only
-in large scenes), so a small scene never pays for starting them."""
+from weft.systems.kernels.threads import ONLY_PRANGE
 
 
 @numba.njit(cache=True)

@@ -23,7 +23,8 @@ from weft.systems.kernels.box_contacts import (
     warm_from_table,
 )
 from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
-from weft.systems.kernels.box_solver import ONLY_PRANGE, solve_boxes
+from weft.systems.kernels.box_solver import solve_boxes
+from weft.systems.kernels.threads import ONLY_PRANGE
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
 """What ``step_boxes`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs

@@ -1,0 +1,134 @@
+"""How many of numba's threads a frame of physics runs on: one, unless two measurably beat one here
+and now.
+
+Threads pay only in large scenes (the box kernels split their work from
+``PARALLEL_BOXES`` boxes, ``PARALLEL_PAIRS`` pairs or ``SPLIT_FROM``
+manifolds on: ``threaded``), and only while the machine has a core to
+spare. With the other core busy (the game drawing, a browser) a frame on
+two threads waits at every join for the thread the busy core runs: the
+5050-box pyramid took 210 ms a frame on two threads against 8 ms on one,
+and numba's waiting workers spun, taking a busy core from the game. So
+the step starts on one thread, tries the other count for a frame now and
+then, and keeps whichever is faster (``ThreadChoice``). The thread count
+never changes a result: the kernels split their work the same way
+whatever the count, so the choice, though it reads the clock, keeps every
+run bit for bit the same.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numba
+
+from weft.components import Stores
+from weft.systems.kernels.box_batches import SPLIT_FROM
+from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
+from weft.systems.kernels.box_grid import PARALLEL_BOXES
+
+KEPT_FRAMES = 15
+"""Frames of the count in use whose median a trial is compared with."""
+TRIAL_FRAMES = 5
+"""Frames a trial of the other count lasts (it ends after one frame that is plainly slower)."""
+PLAINLY_SLOWER = 2.0
+"""A trial frame this many times the median of the count in use ends the trial at once."""
+BETTER = 0.85
+"""The trial's median must be below this share of the kept median to switch."""
+FIRST_TRIAL = 20
+LAST_WAIT = 1920
+"""Frames between trials: ``FIRST_TRIAL`` at first, doubled after every trial that lost (so a busy
+machine sees one slow frame every 32 s at most), and back to the first after a switch. On several
+threads a frame plainly slower than the kept median starts a trial of one at once."""
+
+
+def threaded(stores: Stores) -> bool:
+    """Whether a kernel may split this scene's work across threads: many boxes, or many contact
+    points (as many as manifolds at least, as pairs at most twice)."""
+    many_points = stores.contacts.count >= min(SPLIT_FROM, 2 * PARALLEL_PAIRS)
+    return stores.rigid.count >= PARALLEL_BOXES or many_points
+
+
+class ThreadChoice:
+    """The thread count for the next frame (``threads``) and what a frame took on it (``record``).
+
+    Scenes with no threaded path run on one thread, and record nothing.
+    Large ones start on one and try ``most`` after ``FIRST_TRIAL`` frames.
+    ``pin`` fixes the count instead (``None``: choose again).
+    """
+
+    def __init__(self, most: int | None = None) -> None:
+        self.most = numba.config.NUMBA_NUM_THREADS if most is None else most
+        self.pinned: int | None = None
+        self.current = 1
+        self._kept: deque[float] = deque(maxlen=KEPT_FRAMES)
+        self._trial: list[float] = []
+        self._trying = False
+        self._wait = FIRST_TRIAL
+        self._since = 0
+
+    def pin(self, count: int | None) -> None:
+        """Run every frame on ``count`` threads (1 to numba's ``NUMBA_NUM_THREADS``), or choose again."""
+        if count is not None and not 1 <= count <= numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"threads: expected 1 to {numba.config.NUMBA_NUM_THREADS}, got {count}")
+        self.pinned = count
+
+    def threads(self, large: bool) -> int:
+        """How many threads the next frame runs on (``large``: the scene is ``threaded``)."""
+        if self.pinned is not None:
+            return self.pinned
+        if not large or self.most < 2:
+            return 1
+        return self._other() if self._trying else self.current
+
+    def record(self, large: bool, ms: float) -> None:
+        """The frame just run took ``ms`` milliseconds of physics."""
+        if self.pinned is not None or not large or self.most < 2:
+            return
+        if not self._trying:
+            full = len(self._kept) == KEPT_FRAMES
+            # several threads and frames suddenly slow: something took a core, try one thread now
+            crowded = full and self.current > 1 and ms > PLAINLY_SLOWER * statistics.median(self._kept)
+            if crowded:
+                self._kept.clear()  # the frames before are no measure of the machine now
+            self._kept.append(ms)
+            self._since += 1
+            if crowded or (full and self._since >= self._wait):
+                self._trying, self._trial = True, []
+            return
+        self._trial.append(ms)
+        kept = statistics.median(self._kept)
+        if ms > PLAINLY_SLOWER * kept:
+            self._end_trial(switch=False)
+        elif len(self._trial) == TRIAL_FRAMES:
+            self._end_trial(switch=statistics.median(self._trial) < BETTER * kept)
+
+    def _other(self) -> int:
+        return 1 if self.current > 1 else self.most
+
+    def _end_trial(self, switch: bool) -> None:
+        self._trying, self._since = False, 0
+        if switch:
+            self.current = self._other()
+            self._kept = deque(self._trial, maxlen=KEPT_FRAMES)
+            self._wait = FIRST_TRIAL
+        else:
+            self._wait = min(2 * self._wait, LAST_WAIT)
+        self._trial = []
+
+
+@contextmanager
+def numba_threads(count: int) -> Iterator[None]:
+    """numba's kernels called from this thread run on ``count`` threads within the block; the
+    count the host had is put back after (it is numba's setting for the calling thread)."""
+    previous = numba.get_num_threads()
+    if previous == count:
+        yield
+        return
+    numba.set_num_threads(count)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
