@@ -37,7 +37,7 @@ from typing import Any
 
 import pymunk
 
-from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms
+from weft.bench.measure import SceneResult, measure_drawing, time_frames
 from weft.components import REFERENCE_RADIUS, Stores
 from weft.game.level.load import validate
 from weft.game.simulation import Simulation
@@ -222,14 +222,14 @@ def measure(circles: int, frames: int) -> SceneResult:
             "frames": frames,
         }
         space = build_pymunk(stores, sim.settings.bounds)
-        ms = median_frame_ms(sim.step, frames, warmup=untimed)
+        ours = time_frames(sim.step, frames, warmup=untimed)
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()
     step = functools.partial(step_pymunk, space)
     settled_ms = settle(step, untimed)
     pymunk_frames = frames_within(PYMUNK_BUDGET_S, settled_ms, frames)
-    pymunk_ms = median_frame_ms(step, pymunk_frames, warmup=0)
+    theirs = time_frames(step, pymunk_frames, warmup=0)
     params["pymunk_frames"] = pymunk_frames
     params["pymunk"] = (
         "Circle shapes on dynamic bodies, spatial hash (cell = diameter, 10 cells per circle), "
@@ -239,7 +239,9 @@ def measure(circles: int, frames: int) -> SceneResult:
         f"both piles settle for {untimed} untimed frames, then the median of the timed frames "
         f"({frames} of ours, {pymunk_frames} of pymunk's)"
     )
-    return SceneResult(scene_name(circles), params, ms, pymunk_ms, draw_ms)
+    return SceneResult(
+        scene_name(circles), params, ours.median, theirs.median, draw_ms, None, ours.p95, theirs.p95
+    )
 
 
 def settle(step: Callable[[], None], frames: int) -> float:

@@ -23,7 +23,7 @@ from typing import Any
 
 import pymunk
 
-from weft.bench.measure import SceneResult, measure_drawing, side_by_side_ms
+from weft.bench.measure import WARMUP_FRAMES, SceneResult, measure_drawing, time_taking_turns
 from weft.components import Stores
 from weft.game.level.load import validate
 from weft.game.simulation import Simulation
@@ -122,8 +122,8 @@ def run(frames: int) -> SceneResult:
             "pymunk": "SlideJoint per thread, point bodies without shapes, pins static",
         }
         space = build_pymunk(stores)
-        ms, pymunk_ms = side_by_side_ms(sim.step, lambda: space.step(FRAME_DT), frames)
+        ours, theirs = time_taking_turns((sim.step, lambda: space.step(FRAME_DT)), frames, WARMUP_FRAMES)
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()
-    return SceneResult("cloth", params, ms, pymunk_ms, draw_ms)
+    return SceneResult("cloth", params, ours.median, theirs.median, draw_ms, None, ours.p95, theirs.p95)

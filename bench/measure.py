@@ -10,6 +10,7 @@ or a garbage collection, and a mean would report the neighbour's load.
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
@@ -24,27 +25,33 @@ WARMUP_FRAMES = 20
 """Frames stepped before timing starts; the first one alone can take 250 ms of numba cache loading."""
 
 
-def median_frame_ms(step: Callable[[], None], frames: int, warmup: int = WARMUP_FRAMES) -> float:
-    """Call ``step`` ``warmup`` times untimed, then ``frames`` times timed; the median in ms.
+@dataclass(frozen=True)
+class Timing:
+    """One engine's timed frames: the median and the 95th percentile, ms."""
+
+    median: float
+    p95: float
+
+    @classmethod
+    def of(cls, times: list[float]) -> Timing:
+        """The median and 95th percentile of ``times`` (ms; at least one)."""
+        ordered = sorted(times)
+        rank = math.ceil(0.95 * len(ordered)) - 1  # the nearest-rank percentile
+        return cls(statistics.median(ordered), ordered[rank])
+
+
+def time_frames(step: Callable[[], None], frames: int, warmup: int = WARMUP_FRAMES) -> Timing:
+    """Call ``step`` ``warmup`` times untimed, then ``frames`` times timed.
 
     ``step`` advances one 1/60 s frame of whichever engine it wraps.
     """
-    return medians_taking_turns((step,), frames, warmup)[0]
+    return time_taking_turns((step,), frames, warmup)[0]
 
 
-def side_by_side_ms(
-    ours: Callable[[], None], theirs: Callable[[], None], frames: int, warmup: int = WARMUP_FRAMES
-) -> tuple[float, float]:
-    """``median_frame_ms`` of two engines taking turns frame by frame: each of their frames is timed
-    right after the other's, so both meet the same load on a shared machine (timed one after the
-    other, a busy spell during one engine's run would count against it alone)."""
-    mine, other = medians_taking_turns((ours, theirs), frames, warmup)
-    return mine, other
-
-
-def medians_taking_turns(steps: tuple[Callable[[], None], ...], frames: int, warmup: int) -> list[float]:
-    """Each of ``steps`` called in turn ``warmup`` times untimed, then ``frames`` times timed; each
-    one's median frame in ms."""
+def time_taking_turns(steps: tuple[Callable[[], None], ...], frames: int, warmup: int) -> list[Timing]:
+    """Each of ``steps`` called in turn ``warmup`` times untimed, then ``frames`` times timed: each of
+    their frames is timed right after the others', so all meet the same load on a shared machine
+    (timed one after the other, a busy spell during one engine's run would count against it alone)."""
     for _ in range(warmup):
         for step in steps:
             step()
@@ -54,7 +61,7 @@ def medians_taking_turns(steps: tuple[Callable[[], None], ...], frames: int, war
             started = time.perf_counter()
             step()
             kept.append((time.perf_counter() - started) * 1e3)
-    return [statistics.median(kept) for kept in times]
+    return [Timing.of(kept) for kept in times]
 
 
 def measure_drawing(sim: Simulation, frames: int) -> float | None:
@@ -71,7 +78,8 @@ def measure_drawing(sim: Simulation, frames: int) -> float | None:
 
 @dataclass(frozen=True)
 class SceneResult:
-    """What one benchmark scene measured: ours, pymunk's and Box2D's median ms per frame.
+    """What one benchmark scene measured: ours, pymunk's and Box2D's median ms per frame (and ours and
+    pymunk's 95th percentile, where timed frame by frame).
 
     ``pymunk_ms`` is None for a scene pymunk has no equivalent of, and
     ``box2d_ms`` for one not built in Box2D (all but the box pyramids) or when
@@ -86,6 +94,8 @@ class SceneResult:
     pymunk_ms: float | None
     draw_ms: float | None = None
     box2d_ms: float | None = None
+    p95_ms: float | None = None
+    pymunk_p95_ms: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -103,7 +113,7 @@ class SceneResult:
 
     def as_json(self) -> dict[str, Any]:
         """The ``weft bench --json`` record of ARCHITECTURE.md's contract, plus ``box2d_ms``,
-        ``box2d_ratio`` and ``draw_ms``.
+        ``box2d_ratio``, ``draw_ms``, ``p95_ms`` and ``pymunk_p95_ms``.
 
         Times are rounded to 0.1 µs and the ratios are computed from the
         rounded times, so a reader checking ``pymunk_ms / ms`` gets ``ratio``
@@ -121,6 +131,8 @@ class SceneResult:
             "box2d_ms": box2d_ms,
             "box2d_ratio": None if box2d_ms is None or ms <= 0.0 else box2d_ms / ms,
             "draw_ms": _rounded(self.draw_ms),
+            "p95_ms": _rounded(self.p95_ms),
+            "pymunk_p95_ms": _rounded(self.pymunk_p95_ms),
         }
 
 

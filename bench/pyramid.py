@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pymunk
 
-from weft.bench.measure import SceneResult, measure_drawing, median_frame_ms, medians_taking_turns
+from weft.bench.measure import SceneResult, measure_drawing, time_frames, time_taking_turns
 from weft.game.simulation import Simulation
 from weft.game.threads import threaded
 from weft.levels import LEVELS_DIR
@@ -108,7 +108,7 @@ def measure(scene: str, frames: int) -> SceneResult:
         else:
             world, box2d_bodies = build_box2d(start, halves, friction, gravity)
             steps.append(lambda: world.step(FRAME_DT, BOX2D_SUBSTEPS))
-        ms, pymunk_ms, *box2d = medians_taking_turns(tuple(steps), duration, warmup=0)
+        ours, theirs, *box2d = time_taking_turns(tuple(steps), duration, warmup=0)
         drift = float(np.linalg.norm(store.pos[:n] - start, axis=1).max())
         params: dict[str, Any] = {
             "boxes": n,
@@ -124,7 +124,7 @@ def measure(scene: str, frames: int) -> SceneResult:
     moved = np.array([tuple(body.position) for body in bodies]) - start
     params["pymunk_iterations"] = PYMUNK_ITERATIONS
     params["pymunk_drift_px"] = round(float(np.linalg.norm(moved, axis=1).max()), 3)
-    box2d_ms = box2d[0] if box2d else None
+    box2d_ms = box2d[0].median if box2d else None
     params["box2d_substeps"] = BOX2D_SUBSTEPS
     params["box2d_drift_px"] = None
     if box2d_ms is not None:
@@ -146,7 +146,7 @@ def measure(scene: str, frames: int) -> SceneResult:
         f"sleeping off in each; asleep_ms: ours with "
         f"sleeping on once every box sleeps (asleep_after_s; None: not within {MAX_SLEEP_FRAMES} frames)"
     )
-    return SceneResult(scene, params, ms, pymunk_ms, draw_ms, box2d_ms)
+    return SceneResult(scene, params, ours.median, theirs.median, draw_ms, box2d_ms, ours.p95, theirs.p95)
 
 
 def asleep(path: Path, frames: int) -> tuple[float, int | None, float | None]:
@@ -163,7 +163,7 @@ def asleep(path: Path, frames: int) -> tuple[float, int | None, float | None]:
             if store.asleep[: store.count].all():
                 slept_after = frame
                 break
-        ms = median_frame_ms(sim.step, frames, warmup=0)
+        ms = time_frames(sim.step, frames, warmup=0).median
         return ms, slept_after, measure_drawing(sim, frames)
     finally:
         sim.close()

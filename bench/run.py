@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from weft.bench import balls, cloth, pyramid, skin
+from weft.bench.busy import format_busy_table, measure_busy
 from weft.bench.measure import SceneResult
+from weft.bench.table import align
 
 USER_ERROR = 1
 
@@ -31,8 +33,9 @@ SCENES: dict[str, Scene] = {
 """Runnable scenes: name -> function of the number of measured frames."""
 
 
-def run_scenes(names: list[str], frames: int = 240, as_json: bool = False) -> int:
-    """Run the named scenes (every runnable one when ``names`` is empty) and print the figures.
+def run_scenes(names: list[str], frames: int = 240, as_json: bool = False, busy: bool = False) -> int:
+    """Run the named scenes (every runnable one when ``names`` is empty) and print the figures; with
+    ``busy``, each quiet and then with the other cores busy (``bench.busy``).
 
     Returns the exit code: 0, or 1 (with one line per problem on stderr and
     nothing run) when a name is unknown or ``frames`` < 1.
@@ -45,6 +48,12 @@ def run_scenes(names: list[str], frames: int = 240, as_json: bool = False) -> in
             print(problem, file=sys.stderr)
         return USER_ERROR
     chosen = list(dict.fromkeys(names)) if names else list(SCENES)
+    if busy:
+        pairs = [
+            pair for name in chosen for pair in measure_busy(lambda name=name: _results(SCENES[name](frames)))
+        ]
+        print(json.dumps([p.as_json() for p in pairs], indent=2) if as_json else format_busy_table(pairs))
+        return 0
     results = [result for name in chosen for result in _results(SCENES[name](frames))]
     if as_json:
         print(json.dumps([result.as_json() for result in results], indent=2))
@@ -88,15 +97,7 @@ def format_table(results: list[SceneResult]) -> str:
         ]
         for result in results
     ]
-    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
-    # text columns flush left, numbers flush right
-    lines = [
-        "  ".join(
-            cell.ljust(width) if k < 2 else cell.rjust(width)
-            for k, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in [header, *rows]
-    ]
+    lines = align(header, rows, text_columns=2)
     note = (
         "ms: median physics time per 1/60 s frame; ratio > 1: faster than pymunk; "
         "draw ms: CPU time to issue a frame's drawing (on software GL it includes the rasterising)"

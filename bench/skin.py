@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from weft.bench.measure import SceneResult, median_frame_ms
+from weft.bench.measure import SceneResult, time_frames
 from weft.components.skeleton import Bones, skeleton_from_segments
 from weft.components.skin import SkinnedMesh, make_skinned_mesh
 from weft.systems.kernels.bone_weights import automatic_weights
@@ -69,8 +69,8 @@ def run(frames: int) -> SceneResult:
             mesh.bind_positions, mesh.bone_indices, mesh.weights, skeleton.skinning, reference
         )
 
-    ms = median_frame_ms(frame, max(frames, 100))
-    naive_ms = median_frame_ms(naive, max(frames // 4, 10), warmup=2)
+    ours = time_frames(frame, max(frames, 100))
+    naive_ms = time_frames(naive, max(frames // 4, 10), warmup=2).median
     frame()
     naive()
     agree = float(np.abs(reference - mesh.positions).max())
@@ -81,4 +81,4 @@ def run(frames: int) -> SceneResult:
         "naive_vs_blended_px": agree,
         "timing": "median of matrices + vertices + normals per frame (numba), and of the numpy reference",
     }
-    return SceneResult("skin", params, ms, None)
+    return SceneResult("skin", params, ours.median, None, p95_ms=ours.p95)

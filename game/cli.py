@@ -86,6 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("scenes", nargs="*", metavar="SCENE", help="scenes to run (default: all)")
     bench.add_argument("--json", action="store_true", help="print the results as JSON")
     bench.add_argument("--frames", type=_positive_int, default=240, help="measured frames per scene (240)")
+    bench.add_argument(
+        "--busy",
+        action="store_true",
+        help="run each scene twice: quiet, then with every other core busy (median and 95th percentile)",
+    )
 
     schema = commands.add_parser("schema", help="regenerate levels/level.schema.json and docs/levels.md")
     schema.add_argument("--check", action="store_true", help="only report whether they are up to date")
@@ -239,7 +244,7 @@ def _bench(args: argparse.Namespace) -> int:
     except ImportError as error:  # BenchUnavailable, or pymunk half there
         print(error, file=sys.stderr)
         return USER_ERROR
-    return run_scenes(args.scenes, frames=args.frames, as_json=args.json)
+    return run_scenes(args.scenes, frames=args.frames, as_json=args.json, busy=args.busy)
 
 
 def _systems() -> int:

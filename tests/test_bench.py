@@ -7,6 +7,7 @@ so they are reported by ``weft bench``, never checked by tests.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,13 +17,24 @@ import pyb2d3
 import pymunk
 import pytest
 
-from weft.bench import balls, cloth, pyramid
+from weft.bench import balls, busy, cloth, pyramid
 from weft.bench import run as bench_run
 from weft.bench.measure import SceneResult
 from weft.game.level.load import validate
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTRACT_KEYS = {"scene", "params", "ms", "pymunk_ms", "ratio", "box2d_ms", "box2d_ratio", "draw_ms"}
+CONTRACT_KEYS = {
+    "scene",
+    "params",
+    "ms",
+    "pymunk_ms",
+    "ratio",
+    "box2d_ms",
+    "box2d_ratio",
+    "draw_ms",
+    "p95_ms",
+    "pymunk_p95_ms",
+}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -295,3 +307,36 @@ def test_box2d_pyramid_twin_has_our_boxes_in_metres_on_a_floor_at_zero() -> None
         world.step(pyramid.FRAME_DT, pyramid.BOX2D_SUBSTEPS)
     # the bottom two rest on the floor's top face, within Box2D's 5 mm slop
     assert [body.position[1] for body in bodies[:2]] == pytest.approx([0.5, 0.5], abs=0.005)
+
+
+def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loaded = []
+
+    def fake_pyramid(frames: int) -> SceneResult:
+        # the load is there on the second run only: count the spinning processes now
+        spinning = subprocess.run(["pgrep", "-f", busy.SPIN], capture_output=True, text=True).stdout.split()
+        loaded.append(len(spinning))
+        p95 = 1.0 if len(loaded) == 1 else 1.5
+        return SceneResult("pyramid", {"boxes": 55}, 0.5, 1.0, p95_ms=p95, pymunk_p95_ms=2.0)
+
+    monkeypatch.setattr(bench_run, "SCENES", {"pyramid": fake_pyramid})
+
+    assert bench_run.run_scenes(["pyramid"], frames=3, as_json=True, busy=True) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    cores = os.cpu_count() or 2
+    assert loaded == [0, max(1, cores - 1)]
+    assert record["load"] == max(1, cores - 1)
+    assert record["p95_ratio"] == 1.5
+    assert record["quiet"]["p95_ms"] == 1.0 and record["busy"]["p95_ms"] == 1.5
+    # and the load is gone after
+    assert not subprocess.run(["pgrep", "-f", busy.SPIN], capture_output=True, text=True).stdout.split()
+
+
+def test_the_busy_table_shows_both_runs_and_the_ratio() -> None:
+    quiet = SceneResult("cloth", {}, 0.5, 1.0, p95_ms=0.6)
+    loaded = SceneResult("cloth", {}, 0.6, 1.5, p95_ms=0.75)
+    header, row = busy.format_busy_table([busy.BusyResult(quiet, loaded, 1)]).splitlines()[:2]
+    assert header.split()[:3] == ["scene", "ms", "p95"]
+    assert row.split() == ["cloth", "0.500", "0.600", "0.600", "0.750", "1.25", "1.500", "2.50x"]
