@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             return _schema(args)
         if command == "systems":
             return _systems()
+        if command == "warmup":
+            return _warmup()
     except (LevelError, ScriptError) as error:
         print(error, file=sys.stderr)
         return USER_ERROR
@@ -99,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("systems", help="list the built-in and custom systems, with stages and parameters")
+    commands.add_parser(
+        "warmup", help="compile every kernel now (a minute, once per version), for install scripts and CI"
+    )
     return parser
 
 
@@ -141,7 +146,11 @@ def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return USER_ERROR
+    from weft.game.warmup import prepare_unless_ready
     from weft.game.window import play  # arcade only when a window is wanted
+
+    if level is not None:
+        prepare_unless_ready(sys.stderr)  # before the window: it would freeze while numba compiles
 
     play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
     return 0
@@ -159,8 +168,11 @@ def _has_display() -> bool:
 def _run(args: argparse.Namespace) -> int:
     from weft.game.progress import Progress
     from weft.game.session import Session
+    from weft.game.warmup import prepare_unless_ready
 
-    sim = Simulation(load_level(args.level, args.set, args.allow_import))
+    level = load_level(args.level, args.set, args.allow_import)
+    prepare_unless_ready(sys.stderr)  # a first start compiles, saying so, before the first frame
+    sim = Simulation(level)
     script = load_script(args.input) if args.input else []
     session = Session(sim)
     session.follow(script)
@@ -245,6 +257,14 @@ def _bench(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return USER_ERROR
     return run_scenes(args.scenes, frames=args.frames, as_json=args.json, busy=args.busy)
+
+
+def _warmup() -> int:
+    from weft.game.warmup import prepare_physics, report_to
+
+    seconds = prepare_physics(report_to(sys.stderr))
+    print(f"physics ready in {seconds:.1f} s")
+    return 0
 
 
 def _systems() -> int:

@@ -63,6 +63,8 @@ class PickerView(arcade.View):
         self.failed: dict[Path, str] = {}
         """Levels whose thumbnail could not be made, with why."""
         self._job: ThumbnailJob | None = None
+        self.waiting: Path | None = None
+        """A level chosen while the kernels compiled: it opens when they are ready."""
         self._shown = False
         """Whether the list has been drawn: rendering waits for it (the first level built loads
         numba's compiled kernels, a second or two the list should not wait behind)."""
@@ -93,6 +95,7 @@ class PickerView(arcade.View):
             "", self.preview_left, 0, WARNING, 10, multiline=True, width=preview_width
         )
         self.placeholder = arcade.Text("", 0, 0, MUTED, 11, anchor_x="center", anchor_y="center")
+        self.status = arcade.Text("", MARGIN, MARGIN / 2, WARNING, 11)
         self._scroll_to_selected()
         self._load_cached()
 
@@ -110,9 +113,13 @@ class PickerView(arcade.View):
             self._scroll_to_selected()
 
     def choose(self) -> bool:
-        """Play the highlighted level; False (and nothing happens) if it does not load."""
+        """Play the highlighted level (once the kernels are ready); False (and nothing happens) if it
+        does not load."""
         if not self.entries or not self.entry.playable:
             return False
+        if self.game.preparing:
+            self.waiting = self.entry.path  # opened as soon as the kernels are ready
+            return True
         session = open_session(self.entry.path, self.game.allow_import)
         if session is None:  # changed on disk since the list was made, or its systems cannot be built
             self.entries = list_levels(self.game.directory)
@@ -191,7 +198,13 @@ class PickerView(arcade.View):
             self._job = None
 
     def on_update(self, delta_time: float) -> None:
-        if self._shown:
+        if self.game.preparing:
+            return  # a thumbnail would compile the kernels here, freezing the window
+        if self.waiting is not None:
+            self.select(self._index_of(self.waiting))
+            self.waiting = None
+            self.choose()
+        elif self._shown:
             self.render_thumbnails()
 
     def on_draw(self) -> None:
@@ -202,6 +215,11 @@ class PickerView(arcade.View):
         self._draw_rows()
         if self.entries:
             self._draw_preview()
+        preparation = self.game.preparation
+        if preparation is not None:
+            waiting = f" · {self.waiting.name} opens when ready" if self.waiting is not None else ""
+            self.status.text = preparation.line + waiting
+            self.status.draw()
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         if symbol == arcade.key.UP:

@@ -31,6 +31,7 @@ from weft.game.screenshot import save_screenshot
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.game.thumbnails import ThumbnailCache
+from weft.game.warmup import Preparation, kernels_ready
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 BUTTONS = {
@@ -288,6 +289,20 @@ class Game:
         """``--allow-import`` patterns, for every level the picker opens (a level file cannot add any)."""
         self.playing: PlayView | None = None
         """The level view, kept while the picker shows (its session is what ``--record`` saves)."""
+        self.preparation: Preparation | None = None
+        """The kernels compiling in a child process on a first start (``game.warmup``), or None."""
+
+    def prepare(self) -> None:
+        """Compile the kernels in a child process unless they are cached: the picker keeps answering."""
+        if self.preparation is None and not kernels_ready():
+            self.preparation = Preparation()
+
+    @property
+    def preparing(self) -> bool:
+        """Whether the kernels are still compiling (a level opened now would freeze the window)."""
+        if self.preparation is not None and self.preparation.done:
+            self.preparation = None
+        return self.preparation is not None
 
     def play(
         self, level: LoadedLevel, script: Sequence[dict[str, Any]] = (), overrides: Sequence[str] = ()
@@ -356,12 +371,15 @@ def play(
     window = open_window(*WINDOW_SIZE, "Weft")
     game = Game(window, allow_import=allow_import)
     if level is None:
+        game.prepare()
         game.pick(selected=DEFAULT_LEVEL)
     else:
         game.play(level, script, overrides)
     try:
         arcade.run()
     finally:
+        if game.preparation is not None:
+            game.preparation.stop()
         if record and game.playing is not None:
             session = game.playing.session
             save_script(Path(record), session.log)

@@ -173,3 +173,37 @@ def test_n_and_b_step_through_the_levels_in_the_pickers_order(game) -> None:
     assert view.session.sim.level.source == DEFAULT_LEVEL
     view.on_key_press(arcade.key.B, 0)
     assert view.session.sim.level.source == paths[start - 1]
+
+
+class FakePreparation:
+    """A preparation the test finishes by hand (the real one is a child process compiling)."""
+
+    def __init__(self) -> None:
+        self.line = "preparing physics, first run only: 3 of 16 (cloth.toml)"
+        self.done = False
+
+    def stop(self) -> None:
+        self.done = True
+
+
+def test_while_the_kernels_compile_the_picker_answers_and_opens_the_chosen_level_after(game) -> None:
+    import arcade
+
+    from weft.game.window import PlayView
+
+    game.preparation = FakePreparation()
+    picker = game.pick(selected=DEFAULT_LEVEL)
+    picker.on_draw()
+    picker.on_update(1 / 60)
+    assert not picker.thumbnails and picker._job is None  # nothing rendered: it would compile here
+    picker.on_key_press(arcade.key.ENTER, 0)
+    assert game.window.current_view is picker  # chosen, but not opened yet
+    assert picker.waiting == DEFAULT_LEVEL
+    picker.on_draw()
+    assert picker.status.text.startswith("preparing physics, first run only: 3 of 16")
+    assert "opens when ready" in picker.status.text
+    game.preparation.done = True
+    picker.on_update(1 / 60)
+    view = game.window.current_view
+    assert isinstance(view, PlayView) and view.session.sim.level.source == DEFAULT_LEVEL
+    assert game.preparation is None

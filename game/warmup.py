@@ -1,0 +1,123 @@
+"""Compiling the kernels before a player waits on them: ``weft warmup``, and the first start's
+progress line.
+
+numba compiles each kernel on its first call and keeps it in its cache
+(``weft.systems.kernels.CACHE_DIR``, one folder per version of the
+kernels). On a machine that has never run this version, that is a minute
+of compiling, which used to land in the first frame: the picker froze with
+no word said. ``prepare_physics`` steps every shipped level for two frames,
+which calls every kernel the game uses with the arguments it uses (box
+kernels take large scenes' threaded paths inside the same compiled code),
+saying how far it got; it leaves a mark in the cache folder when done, so
+``kernels_ready`` can tell a ready cache from a cold one without compiling.
+
+The window prepares in a child process (``Preparation``), so it keeps
+drawing and answering input while numba, which holds the interpreter
+while it compiles, works elsewhere; ``run`` and ``play LEVEL`` prepare in
+their own process before the first frame, with the line on stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from weft.game.simulation import Simulation
+from weft.levels import LEVELS_DIR
+from weft.systems.kernels import CACHE_DIR
+
+READY_MARK = CACHE_DIR / "prepared"
+"""Written once every shipped level has stepped with this cache folder."""
+WARM_FRAMES = 2
+"""Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
+
+
+def warm_levels() -> list[Path]:
+    """The shipped levels, by name."""
+    return sorted(LEVELS_DIR.glob("*.toml"))
+
+
+def kernels_ready() -> bool:
+    """Whether this version's kernels are compiled and cached (``prepare_physics`` ran to the end)."""
+    return READY_MARK.exists()
+
+
+def progress_line(done: int, total: int, name: str) -> str:
+    """What a player reads while the kernels compile."""
+    return f"preparing physics, first run only: {done} of {total} ({name})"
+
+
+def prepare_physics(report: Callable[[int, int, str], None] | None = None) -> float:
+    """Step every shipped level ``WARM_FRAMES`` frames, calling ``report(done, total, level name)``
+    before each; mark the cache ready. Returns the seconds it took."""
+    started = time.perf_counter()
+    levels = warm_levels()
+    for done, path in enumerate(levels):
+        if report is not None:
+            report(done, len(levels), path.name)
+        sim = Simulation.load(path)
+        try:
+            sim.step(WARM_FRAMES)
+        finally:
+            sim.close()
+    if report is not None:
+        report(len(levels), len(levels), "done")
+    with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
+        READY_MARK.write_text("every shipped level stepped with these kernels\n")
+    return time.perf_counter() - started
+
+
+def report_to(stream: TextIO) -> Callable[[int, int, str], None]:
+    """A ``report`` that writes each progress line to ``stream`` (one line each, flushed)."""
+
+    def report(done: int, total: int, name: str) -> None:
+        print(progress_line(done, total, name), file=stream, flush=True)
+
+    return report
+
+
+def prepare_unless_ready(stream: TextIO) -> None:
+    """``prepare_physics`` with its lines on ``stream``, unless the kernels are ready."""
+    if not kernels_ready():
+        seconds = prepare_physics(report_to(stream))
+        print(f"physics ready in {seconds:.0f} s (once per version of Weft)", file=stream, flush=True)
+
+
+class Preparation:
+    """``weft warmup`` in a child process, and its latest progress line, for a window that must keep
+    answering input while the kernels compile."""
+
+    def __init__(self) -> None:
+        self.line = progress_line(0, len(warm_levels()), "starting")
+        self._child = subprocess.Popen(
+            [sys.executable, "-m", "weft", "warmup"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        # the pipe is read on a thread that blocks on it (it never spins), so the window never waits
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._child.stderr is not None
+        for line in self._child.stderr:
+            self.line = line.strip()
+
+    @property
+    def done(self) -> bool:
+        """Whether the child has finished (the kernels are then in the cache, unless it failed)."""
+        return self._child.poll() is not None
+
+    def stop(self) -> None:
+        """End the child (the window closed first)."""
+        if self._child.poll() is None:
+            self._child.kill()
+            self._child.wait()

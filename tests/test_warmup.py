@@ -1,0 +1,54 @@
+"""The first start: every shipped level stepped once to compile the kernels, saying how far it got,
+and a mark that tells a ready cache from a cold one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from weft.game import warmup
+from weft.levels import LEVELS_DIR
+
+
+def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warmup, "READY_MARK", tmp_path / "prepared")
+    levels = [LEVELS_DIR / "stack.toml", LEVELS_DIR / "cloth.toml"]
+    monkeypatch.setattr(warmup, "warm_levels", lambda: levels)
+    assert not warmup.kernels_ready()
+    seen: list[tuple[int, int, str]] = []
+    warmup.prepare_physics(lambda done, total, name: seen.append((done, total, name)))
+    assert seen == [(0, 2, "stack.toml"), (1, 2, "cloth.toml"), (2, 2, "done")]
+    assert warmup.kernels_ready()
+
+
+def test_a_ready_cache_is_not_prepared_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mark = tmp_path / "prepared"
+    mark.write_text("ready\n")
+    monkeypatch.setattr(warmup, "READY_MARK", mark)
+    monkeypatch.setattr(warmup, "prepare_physics", lambda report=None: pytest.fail("prepared again"))
+    warmup.prepare_unless_ready(sys.stderr)
+
+
+def test_the_progress_line_says_it_happens_once() -> None:
+    assert (
+        warmup.progress_line(7, 16, "pyramid.toml")
+        == "preparing physics, first run only: 7 of 16 (pyramid.toml)"
+    )
+
+
+def test_weft_warmup_prepares_every_shipped_level() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "weft", "warmup"], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    shipped = sorted(LEVELS_DIR.glob("*.toml"))
+    assert lines[0] == warmup.progress_line(0, len(shipped), shipped[0].name)
+    assert lines[-1] == warmup.progress_line(len(shipped), len(shipped), "done")
+    assert done.stdout.startswith("physics ready in ")
+    assert warmup.kernels_ready()
