@@ -150,7 +150,7 @@ def _play(args: argparse.Namespace) -> int:
     from weft.game.window import play  # arcade only when a window is wanted
 
     if level is not None:
-        prepare_unless_ready(sys.stderr)  # before the window: it would freeze while numba compiles
+        prepare_unless_ready(Path(args.level), sys.stderr)  # before the window: it would freeze meanwhile
 
     play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
     return 0
@@ -171,7 +171,7 @@ def _run(args: argparse.Namespace) -> int:
     from weft.game.warmup import prepare_unless_ready
 
     level = load_level(args.level, args.set, args.allow_import)
-    prepare_unless_ready(sys.stderr)  # a first start compiles, saying so, before the first frame
+    prepare_unless_ready(Path(args.level), sys.stderr)  # a first start compiles, saying so, first
     sim = Simulation(level)
     script = load_script(args.input) if args.input else []
     session = Session(sim)

@@ -14,7 +14,8 @@ saying how far it got; it leaves a mark in the cache folder when done, so
 The window prepares in a child process (``Preparation``), so it keeps
 drawing and answering input while numba, which holds the interpreter
 while it compiles, works elsewhere; ``run`` and ``play LEVEL`` prepare in
-their own process before the first frame, with the line on stderr.
+their own process before the first frame, with the line on stderr (the
+level they open only: what it needs compiles, and no more).
 """
 
 from __future__ import annotations
@@ -53,11 +54,15 @@ def progress_line(done: int, total: int, name: str) -> str:
     return f"preparing physics, first run only: {done} of {total} ({name})"
 
 
-def prepare_physics(report: Callable[[int, int, str], None] | None = None) -> float:
-    """Step every shipped level ``WARM_FRAMES`` frames, calling ``report(done, total, level name)``
-    before each; mark the cache ready. Returns the seconds it took."""
+def prepare_physics(
+    report: Callable[[int, int, str], None] | None = None, levels: list[Path] | None = None
+) -> float:
+    """Step ``levels`` (every shipped level by default) ``WARM_FRAMES`` frames each, calling
+    ``report(done, total, level name)`` before each; mark the cache ready when they were every
+    shipped level. Returns the seconds it took."""
     started = time.perf_counter()
-    levels = warm_levels()
+    every = levels is None
+    levels = warm_levels() if levels is None else levels
     for done, path in enumerate(levels):
         if report is not None:
             report(done, len(levels), path.name)
@@ -68,8 +73,9 @@ def prepare_physics(report: Callable[[int, int, str], None] | None = None) -> fl
             sim.close()
     if report is not None:
         report(len(levels), len(levels), "done")
-    with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
-        READY_MARK.write_text("every shipped level stepped with these kernels\n")
+    if every:
+        with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
+            READY_MARK.write_text("every shipped level stepped with these kernels\n")
     return time.perf_counter() - started
 
 
@@ -82,10 +88,11 @@ def report_to(stream: TextIO) -> Callable[[int, int, str], None]:
     return report
 
 
-def prepare_unless_ready(stream: TextIO) -> None:
-    """``prepare_physics`` with its lines on ``stream``, unless the kernels are ready."""
+def prepare_unless_ready(level: Path, stream: TextIO) -> None:
+    """Unless the kernels are ready, step ``level`` alone first (what it needs compiles, and no
+    more), saying so on ``stream``."""
     if not kernels_ready():
-        seconds = prepare_physics(report_to(stream))
+        seconds = prepare_physics(report_to(stream), [level])
         print(f"physics ready in {seconds:.0f} s (once per version of Weft)", file=stream, flush=True)
 
 

@@ -30,8 +30,19 @@ def test_a_ready_cache_is_not_prepared_again(tmp_path: Path, monkeypatch: pytest
     mark = tmp_path / "prepared"
     mark.write_text("ready\n")
     monkeypatch.setattr(warmup, "READY_MARK", mark)
-    monkeypatch.setattr(warmup, "prepare_physics", lambda report=None: pytest.fail("prepared again"))
-    warmup.prepare_unless_ready(sys.stderr)
+    monkeypatch.setattr(warmup, "prepare_physics", lambda *args: pytest.fail("prepared again"))
+    warmup.prepare_unless_ready(LEVELS_DIR / "stack.toml", sys.stderr)
+
+
+def test_a_cold_run_prepares_its_own_level_only_and_leaves_the_cache_unmarked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(warmup, "READY_MARK", tmp_path / "prepared")
+    warmup.prepare_unless_ready(LEVELS_DIR / "stack.toml", sys.stderr)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == warmup.progress_line(0, 1, "stack.toml")
+    assert lines[-1].startswith("physics ready in ")
+    assert not warmup.kernels_ready()  # the other levels' kernels may still be cold
 
 
 def test_the_progress_line_says_it_happens_once() -> None:
