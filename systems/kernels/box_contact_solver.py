@@ -473,12 +473,20 @@ def solve_pass(
     _solve(starts[SEAM], starts[SEAM + 1], it, use_bias, h, batch, body, inverse, gap, rules)
 
 
+@numba.njit(cache=True)
+def lane_softness(hertz: float, zeta: float, h: float) -> tuple[float, float]:
+    """A lane's soft contact as the solver reads it: the bias rate and ``γ`` (impulse scale over mass
+    scale) of a spring of ``hertz`` (``softness``)."""
+    rate, mass_scale, impulse_scale = softness(hertz, zeta, h)
+    return rate, impulse_scale / mass_scale
+
+
 @numba.njit(cache=True, inline="always")
 def prepare_manifold(
     j: int,
     n: int,
     iterations: int,
-    hertz: float,
+    stiffness: tuple[float, float, float, float, float],
     zeta: float,
     h: float,
     pos: npt.NDArray[np.float64],
@@ -506,6 +514,8 @@ def prepare_manifold(
     slot: npt.NDArray[np.int64],
 ) -> None:
     """Manifold ``j`` into its batch and lane: bodies, passes, friction, and each point's constants.
+    ``stiffness`` is the contact hertz, then ``lane_softness`` at twice it (against what never
+    moves) and at it (between boxes of like mass): made once a call, not once a manifold.
 
     The arrays come one by one, not bundled as ``Batches``: bundled, this
     loop (inlined into the step's parallel code) cost 35 µs more a frame
@@ -558,14 +568,18 @@ def prepare_manifold(
     # twice as stiff against what never moves (Box2D v3); between two boxes of very different mass,
     # as stiff as for the heavier one's: the lighter sets the pair's effective mass, and a heavy box
     # sagged into a light one 3.5 px at a mass ratio of 100 (Box2D v3 too)
+    hertz, fixed_rate, fixed_gamma, free_rate, free_gamma = stiffness
+    rate = free_rate
+    gamma = free_gamma
     if inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0:
-        base = 2.0 * hertz
+        rate = fixed_rate
+        gamma = fixed_gamma
     else:
         ratio = max(inverse[a, 0], inverse[b, 0]) / min(inverse[a, 0], inverse[b, 0])
-        base = hertz * math.sqrt(max(1.0, ratio / FREE_RATIO))
-    rate, mass_scale, impulse_scale = softness(base, zeta, h)
+        if ratio > FREE_RATIO:
+            rate, gamma = lane_softness(hertz * math.sqrt(ratio / FREE_RATIO), zeta, h)
     soft[t, 0, lane] = rate
-    soft[t, 1, lane] = impulse_scale / mass_scale
+    soft[t, 1, lane] = gamma
     con[t, 0, CROSS_K, lane] = (inverse[a, 0] + inverse[b, 0]) + (
         inverse[a, 1] * con[t, 0, RNA, lane] * con[t, 1, RNA, lane]
         + inverse[b, 1] * con[t, 0, RNB, lane] * con[t, 1, RNB, lane]

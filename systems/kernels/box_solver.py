@@ -67,6 +67,7 @@ from weft.systems.kernels.box_contact_solver import (
     SOFT,
     SPLIT,
     apply_restitution,
+    lane_softness,
     measure_gaps,
     prepare_manifold,
     prepare_restitution,
@@ -240,17 +241,23 @@ def solve_boxes(
     )
     if not kept:
         empty_batches(n, lane_a, lane_b, passes, mu, soft, con, impulse)
+    # the two usual softnesses once a call: twice as stiff against what never moves (Box2D v3)
+    stiffness = (
+        contact_hertz,
+        *lane_softness(2.0 * contact_hertz, damping_ratio, h),
+        *lane_softness(contact_hertz, damping_ratio, h),
+    )
     if two_sides(starts):
         for j in numba.prange(manifolds):
             prepare_manifold(
-                j, n, iterations, contact_hertz, damping_ratio, h, pos, friction, body_iterations, inverse,
+                j, n, iterations, stiffness, damping_ratio, h, pos, friction, body_iterations, inverse,
                 c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
                 m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
             )  # fmt: skip
     else:
         for j in range(manifolds):
             prepare_manifold(
-                j, n, iterations, contact_hertz, damping_ratio, h, pos, friction, body_iterations, inverse,
+                j, n, iterations, stiffness, damping_ratio, h, pos, friction, body_iterations, inverse,
                 c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
                 m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
             )  # fmt: skip
