@@ -52,9 +52,6 @@ BOXES = 20_000
 SKIN_VERTICES = 40_000
 """Mesh vertices of all skins together (a 128 × 128 grid is 16641)."""
 
-PROBLEMS_SHOWN = 200
-"""Problems a reload lists in the window (validate prints every one)."""
-
 
 def too_big(count: int, budget: int, what: str) -> str | None:
     """The message for ``count`` of ``what`` over ``budget``, or None within it."""

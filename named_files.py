@@ -11,6 +11,7 @@ on the command line is read the same way, without the confinement.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import warnings
 from collections.abc import Iterator
@@ -144,9 +145,11 @@ def _header_size(file: BinaryIO, what: str, shown: object) -> tuple[int, int]:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(file) as image:  # lazy: reads the header only
                 width, height = image.size
-    except Image.DecompressionBombError:
+    except Image.DecompressionBombError as error:  # Pillow's own limit, far above ours
+        pixels = re.search(r"\((\d+) pixels\)", str(error))
+        size = f"{pixels.group(1)} pixels" if pixels else "far more"
         raise FileRefused(
-            f"expected {what} at most {TEXTURE_SIDE} px wide and tall, got {shown!r} of far more"
+            f"expected {what} at most {TEXTURE_SIDE} px wide and tall, got {shown!r} of {size}"
         ) from None
     except (OSError, ValueError, SyntaxError) as error:
         raise FileRefused(f"expected {what} (PNG or JPEG), got {shown!r} ({_one_line(error)})") from None

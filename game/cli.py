@@ -110,7 +110,8 @@ def _allow_import_option(command: argparse.ArgumentParser) -> None:
         default=[],
         metavar="PATTERN",
         help='let the level\'s "module:attr" systems import modules matching PATTERN (fnmatch: my_plugin, '
-        "my_plugin.*); repeatable; a level file can never allow this itself",
+        "my_plugin.*), found on the import path but never in the current or the level's folder unless "
+        "given as FOLDER:PATTERN (./plugins:my_plugin); repeatable; a level file can never allow this itself",
     )
 
 

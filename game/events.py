@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from weft.budgets import SCRIPT_EVENTS, SCRIPT_FILE_BYTES
 from weft.game.level.load import LoadedLevel, parse_key
 from weft.game.level.nesting import TOO_DEEP, too_deep
-from weft.game.level.problems import LevelError, describe
+from weft.game.level.problems import LevelError, describe, one_line
 from weft.named_files import FileRefused, read_text_capped
 
 Button = Literal["left", "right", "middle"]
@@ -116,7 +116,9 @@ def validate_events(data: Any, label: str = "events") -> list[dict[str, Any]]:
             where = ".".join(
                 str(part) for k, part in enumerate(loc) if not (k == 1 and isinstance(part, str))
             )
-            lines.append(f"{label}: event {where}: expected {_expected(detail)}, got {_found(detail)}")
+            lines.append(
+                one_line(f"{label}: event {where}: expected {_expected(detail)}, got {_found(detail)}")
+            )
         raise ScriptError("\n".join(lines)) from None
     return [event.model_dump() for event in events]
 
@@ -131,8 +133,10 @@ def script_problems(events: list[dict[str, Any]], level: LoadedLevel, label: str
     for k, event in enumerate(events):
         if event["type"] == "tool" and event["name"] not in tools:
             problems.append(
-                f"{label}: event {k}.name: expected a tool the level offers ({', '.join(tools)}), "
-                f"got {event['name']!r}"
+                one_line(
+                    f"{label}: event {k}.name: expected a tool the level offers ({', '.join(tools)}), "
+                    f"got {event['name']!r}"
+                )
             )
         elif event["type"] == "set":
             try:

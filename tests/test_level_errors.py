@@ -56,7 +56,7 @@ def validate_lines(path: Path) -> list[str]:
         ),
         (
             '[[cloth]]\ntexture = "nowhere.png"\n',
-            "cloth.0.texture: expected an image file relative to the level, got 'nowhere.png' (no such file)",
+            "cloth.0.texture: expected an image file (PNG or JPEG), got 'nowhere.png' (no such file) (line 2)",
         ),
     ],
     ids=[

@@ -41,7 +41,16 @@ class Problem:
             text += f" (line {self.line})"
         if self.note:
             text += f" ({self.note})"
-        return text
+        return one_line(text)
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with newlines and other control characters escaped (a key or value may hold them):
+    every problem is one line, whatever the file says."""
+    return text.translate(_CONTROL)
 
 
 class LevelError(Exception):

@@ -128,14 +128,18 @@ class RigidTable(Table):
         'substeps ("baumgarte", "split").',
     )
     contact_hertz: float = Field(
-        30.0, gt=0.0, le=240.0, description='Stiffness of the soft contacts, Hz ("soft").'
+        30.0,
+        ge=1.0,
+        le=240.0,
+        description='Stiffness of the soft contacts, Hz ("soft"); below 1 Hz a contact would take longer '
+        "than a second to push back, and its coefficients lose all precision.",
     )
     damping_ratio: float = Field(
         10.0, ge=0.0, le=100.0, description='Damping of the soft contacts (1 is critical) ("soft").'
     )
     push_speed: float = Field(
         120.0,
-        gt=0.0,
+        ge=1.0,
         le=10000.0,
         description='Fastest overlapping boxes are pushed apart, px/s ("soft", "baumgarte").',
     )
@@ -154,9 +158,10 @@ class World(Table):
     gravity: Acceleration = Field([0.0, -980.0], description="Acceleration [x, y], px/s² (y up).")
     damping: float = Field(
         0.99,
-        gt=0.0,
+        ge=0.5,
         le=1.0,
-        description="Verlet velocity kept per 1/60 s frame (1 = no air drag).",
+        description="Verlet velocity kept per 1/60 s frame (1 = no air drag; 0.5 already moves like "
+        "treacle).",
     )
     iterations: int = Field(
         20,
@@ -367,7 +372,7 @@ class Creature(Table):
     )
     pressure: float = Field(
         0.2,
-        gt=0.0,
+        ge=0.001,
         le=1.0,
         description="Share of the area deficit pushed outward each iteration: how hard it is inflated.",
     )
@@ -439,7 +444,11 @@ class Boxes(Table):
         description='Spin of each box of `positions`, degrees/s ("list"; default `spin`).',
     )
     density: float = Field(
-        1.0, gt=0.0, le=1000.0, description="Mass per area; 1 weighs as much as circles of the same area."
+        1.0,
+        ge=0.001,
+        le=1000.0,
+        description="Mass per area; 1 weighs as much as circles of the same area (a subnormal density "
+        "would give infinite inverse masses: 0.001 is the lightest).",
     )
     friction: float = Field(
         0.6,
@@ -506,7 +515,7 @@ class ToolsTable(Table):
         [4.0, 8.0], description="Smallest and largest radius of poured circles [min, max], px."
     )
     pour_rate: float = Field(
-        4.0, gt=0.0, le=50.0, description="Circles poured per frame while the button is held."
+        4.0, ge=0.01, le=50.0, description="Circles poured per frame while the button is held."
     )
     seed: int = Field(7, ge=0, description="Seed of the poured circles' sizes and spread.")
 
