@@ -400,3 +400,32 @@ def test_sigterm_during_a_run_writes_the_metrics_and_state_of_the_frames_done(tm
 
 def test_problem_lines_escape_control_characters() -> None:
     assert str(Problem("a\nb.toml", ("k\r",), "got 'x\ny'")) == "a\\nb.toml: k\\r: got 'x\\ny'"
+
+
+def test_the_finiteness_guard_names_the_first_system_that_makes_a_nan(tmp_path: Path) -> None:
+    module = tmp_path / "poison.py"
+    module.write_text(
+        "import numpy as np\n"
+        "from weft.systems import world\n"
+        "from weft.systems.schedule import Stage, System\n\n\n"
+        "class Poison(System):\n"
+        "    name = 'poison'\n"
+        "    stage = Stage.FRAME_END\n\n"
+        "    def process(self, step):\n"
+        "        world.stores().particles.pos[0, 0] = np.nan\n"
+    )
+    level = tmp_path / "level" / "level.toml"
+    level.parent.mkdir()
+    level.write_text('[[balls]]\ncount = 4\n[[system]]\nname = "poison:Poison"\n')
+    env = {**os.environ, "ARCADE_HEADLESS": "1", "PYTHONPATH": str(tmp_path), "WEFT_CHECK_FINITE": "1"}
+    code = "import sys; from weft.game.cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run(
+        [sys.executable, "-c", code, "run", str(level), "--frames", "2", "--allow-import", "poison"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert (
+        "NonFinite: frame 0: system 'poison' left a non-finite value in particle positions" in result.stderr
+    )

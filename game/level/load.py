@@ -132,7 +132,7 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     """The data and text of a TOML file; a ``LevelError`` naming the line for bad syntax."""
     label = file_label(path)
     try:
-        text = read_text_capped(path, LEVEL_FILE_BYTES, "a level file (TOML)", str(path))
+        text = read_text_capped(path, LEVEL_FILE_BYTES, "a level file (TOML)", path.name)
     except FileRefused as error:
         raise LevelError([Problem(label, (), str(error))]) from None
     try:

@@ -53,7 +53,7 @@ def read_tiled(path: Path) -> TiledLevel:
             ]
         )
     try:
-        text = read_text_capped(path, LEVEL_FILE_BYTES, "a Tiled map file (JSON)", str(path))
+        text = read_text_capped(path, LEVEL_FILE_BYTES, "a Tiled map file (JSON)", path.name)
     except FileRefused as error:
         raise LevelError([Problem(label, (), str(error))]) from None
     try:
