@@ -1,4 +1,5 @@
-"""A filmstrip: pictures of a run tiled four to a row at a third of their size, each labelled.
+"""A filmstrip: pictures of a run tiled four to a row at a third of their size (less when the
+sheet would pass ``FILMSTRIP_PIXELS``), each labelled.
 
 The sheet is made once at its final size and each picture is shrunk into it
 as it is taken, so a long run of a large level holds one full-size picture at
@@ -19,6 +20,10 @@ FILMSTRIP_COLUMNS = 4
 FILMSTRIP_SCALE = 3
 """Each filmstrip picture is shrunk to 1/3 of its size: 4 columns of 1280 px pictures make 1704 px."""
 
+FILMSTRIP_PIXELS = 64_000_000
+"""Most pixels of a whole sheet (192 MB of RGB): beyond it the tiles shrink further, so 200
+pictures of an 8192² level make a sheet of this size, not one of 4.5 GB."""
+
 FILMSTRIP_BACKGROUND = (14, 16, 22)
 LABEL_COLOR = (236, 236, 240)
 LABEL_SIZE = 14
@@ -28,7 +33,9 @@ class Filmstrip:
     """A sheet of ``count`` pictures of ``size`` (w, h) px, filled in order by ``add``."""
 
     def __init__(self, size: tuple[int, int], count: int) -> None:
-        self.tile = (max(1, size[0] // FILMSTRIP_SCALE), max(1, size[1] // FILMSTRIP_SCALE))
+        width, height = size[0] / FILMSTRIP_SCALE, size[1] / FILMSTRIP_SCALE
+        shrink = min(1.0, math.sqrt(FILMSTRIP_PIXELS / (max(count, 1) * width * height)))
+        self.tile = (max(1, int(width * shrink)), max(1, int(height * shrink)))
         rows = max(1, math.ceil(count / FILMSTRIP_COLUMNS))
         self.sheet = Image.new(
             "RGB", (FILMSTRIP_COLUMNS * self.tile[0], rows * self.tile[1]), FILMSTRIP_BACKGROUND

@@ -264,7 +264,11 @@ def mutations(draw: st.DrawFn, raw: dict[str, Any]) -> dict[str, Any]:
         elif kind == "hostile":
             parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(HOSTILE_VALUES)))
         elif kind == "repeat":  # a body table many times over: the budgets are totals
-            bodies = [k for k in MISSPELT if isinstance(data.get(k), list) and data[k]]
+            bodies = [
+                k
+                for k in MISSPELT
+                if isinstance(data.get(k), list) and data[k] and isinstance(data[k][0], dict)
+            ]
             if bodies:
                 name = draw(st.sampled_from(bodies))
                 data[name] = [{**copy.deepcopy(data[name][0]), "name": f"copy{k}"} for k in range(100)]
@@ -402,6 +406,11 @@ BEYOND_JSON_SCHEMA = {
         r"weights summing to 1|a weight above 0"
     ),
     "files the level names exist": r"\(no such file\)",
+    "files the level names stay in its folder and are images within the budgets": (
+        r"\(it lies outside\)|not a regular file|expected an image file"
+    ),
+    "totals over all tables stay within the budgets": r"in the whole level, got \d+ \(counting up to",
+    "nesting stays within the budget": "nested at most",
 }
 """What ``validate`` checks that a JSON Schema cannot say: rules across keys, between a key and a
 file, and finiteness. Every disagreement between the schema and ``validate`` must be one of these."""

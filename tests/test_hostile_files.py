@@ -429,3 +429,35 @@ def test_the_finiteness_guard_names_the_first_system_that_makes_a_nan(tmp_path: 
     assert (
         "NonFinite: frame 0: system 'poison' left a non-finite value in particle positions" in result.stderr
     )
+
+
+def test_hot_reload_lists_a_2000_deep_save_and_keeps_the_last_good_level(tmp_path: Path) -> None:
+    from weft.game.reload import LevelWatcher
+
+    level = tmp_path / "level.toml"
+    level.write_text("[[balls]]\ncount = 4\n")
+    watcher = LevelWatcher(level, settle=0)
+    level.write_text("[[balls]]\ncount = 4\nx = " + "[" * 2000 + "]" * 2000 + "\n")
+    os.utime(level, ns=(2_000_000_000_000, 2_000_000_000_000))
+    assert watcher.check() is None
+    (line,) = watcher.problems
+    assert f"nested at most {NESTING} deep" in line
+
+
+def test_the_picker_hashes_a_level_whose_texture_is_dev_zero_without_hanging(tmp_path: Path) -> None:
+    (tmp_path / "zero.png").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo.png")
+    level = tmp_path / "level.toml"
+    level.write_text("[[cloth]]\ntexture = 'zero.png'\n[[cloth]]\nname = 'b'\ntexture = 'fifo.png'\n")
+    code = (
+        "from pathlib import Path; from weft.game.thumbnails import content_key; "
+        f"print(content_key(Path({str(level)!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_limit_memory,
+    )
+    assert result.returncode == 0 and len(result.stdout.strip()) == 64, result.stderr

@@ -158,10 +158,9 @@ class World(Table):
     gravity: Acceleration = Field([0.0, -980.0], description="Acceleration [x, y], px/s² (y up).")
     damping: float = Field(
         0.99,
-        ge=0.5,
+        gt=0.0,
         le=1.0,
-        description="Verlet velocity kept per 1/60 s frame (1 = no air drag; 0.5 already moves like "
-        "treacle).",
+        description="Verlet velocity kept per 1/60 s frame (1 = no air drag).",
     )
     iterations: int = Field(
         20,
