@@ -461,3 +461,15 @@ def test_the_picker_hashes_a_level_whose_texture_is_dev_zero_without_hanging(tmp
         preexec_fn=_limit_memory,
     )
     assert result.returncode == 0 and len(result.stdout.strip()) == 64, result.stderr
+
+
+def test_a_filmstrip_of_a_huge_level_is_one_sheet_of_bounded_size() -> None:
+    from PIL import Image
+
+    from weft.game.filmstrip import FILMSTRIP_PIXELS, Filmstrip
+
+    strip = Filmstrip((8192, 8192), 200)  # 200 pictures of an 8192² level: 4.5 GB at a third of their size
+    width, height = strip.sheet.size
+    assert width * height <= FILMSTRIP_PIXELS
+    strip.add("frame 1", Image.new("RGB", (64, 64)))  # each picture is shrunk into its tile as taken
+    assert strip.added == 1 and strip.sheet.size == (width, height)
