@@ -5,7 +5,11 @@ template) must not reach outside the level's folder (``..``, an absolute
 path or a symlink pointing away), must not be a device (``/dev/zero`` reads
 for ever) or a FIFO (opening one blocks until a writer comes), and is read
 with a cap so that a huge file costs at most the cap. The file the user names
-on the command line is read the same way, without the confinement.
+on the command line is read the same way, without the confinement. An image
+is sized from its header (``image_size``) and decoded only within
+``TEXTURE_SIDE`` (``read_image``): the loader, the skin builder and the drawing
+code all read images here, the drawing code included because a texture can
+be saved over between validation and drawing.
 """
 
 from __future__ import annotations
