@@ -7,12 +7,12 @@ always agree. No arcade here: tests and the thumbnail cache use it headless.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from weft.game.level import LevelError, load_level
+from weft.game.level.load import read_toml
 from weft.levels import LEVELS_DIR
 
 LEVEL_SUFFIXES = (".toml", ".tmj")
@@ -108,14 +108,15 @@ def neighbour(paths: list[Path], current: Path, step: int) -> Path:
 def named_files(source: Path) -> list[Path]:
     """The level file and the files it names (textures), as far as the file can be read now.
 
-    Tolerant of a broken file: a file that is not valid TOML (or is a Tiled
-    map) names nothing beyond itself. Files are resolved against the level's
-    folder, as the loader resolves them; missing ones are listed too.
+    Tolerant of a broken file: a file that cannot be read as a level (not TOML,
+    too big, too deep, a FIFO, or a Tiled map) names nothing beyond itself. Files
+    are resolved against the level's folder, as the loader resolves them; missing
+    ones are listed too.
     """
     files = [source]
     try:
-        raw = tomllib.loads(source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raw, _ = read_toml(source)  # capped, a regular file, nesting within budget
+    except LevelError:
         return files
     for name in _strings_under(raw, NAMED_FILE_KEYS):
         path = source.parent / name

@@ -7,18 +7,21 @@ line per problem and exits 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from weft import __version__
 from weft.folders import PACKAGE_DIR, source_checkout
-from weft.game.events import ScriptError, load_script
+from weft.game.events import ScriptError, load_script, script_problems
 from weft.game.level import LevelError, load_level
 from weft.game.level.plugins import unchecked
-from weft.game.output import write_atomically
+from weft.game.output import output_problem, write_atomically
 from weft.game.simulation import Simulation
 from weft.levels import DEFAULT_LEVEL
 
@@ -50,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except (LevelError, ScriptError) as error:
         print(error, file=sys.stderr)
         return USER_ERROR
+    except KeyboardInterrupt:  # Ctrl-C outside a run's frames: a line, not a traceback
+        print(f"weft {command}: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
     parser.error(f"unknown command {command!r}")
     return USER_ERROR
 
@@ -114,7 +120,8 @@ def _allow_import_option(command: argparse.ArgumentParser) -> None:
         default=[],
         metavar="PATTERN",
         help='let the level\'s "module:attr" systems import modules matching PATTERN (fnmatch: my_plugin, '
-        "my_plugin.*); repeatable; a level file can never allow this itself",
+        "my_plugin.*), found on the import path but never in the current or the level's folder unless "
+        "given as FOLDER:PATTERN (./plugins:my_plugin); repeatable; a level file can never allow this itself",
     )
 
 
@@ -170,10 +177,19 @@ def _run(args: argparse.Namespace) -> int:
     from weft.game.session import Session
     from weft.game.warmup import prepare_unless_ready
 
+    outputs = _outputs(args)
+    problems = [problem for path, option, kind in outputs if (problem := output_problem(path, option, kind))]
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return OUTPUT_ERROR
     level = load_level(args.level, args.set, args.allow_import)
+    script = load_script(args.input) if args.input else []
+    script_lines = script_problems(script, level, args.input) if args.input else []
+    if script_lines:
+        print("\n".join(script_lines), file=sys.stderr)
+        return USER_ERROR
     prepare_unless_ready(Path(args.level), sys.stderr)  # a first start compiles, saying so, first
     sim = Simulation(level)
-    script = load_script(args.input) if args.input else []
     session = Session(sim)
     session.follow(script)
     pictures = None
@@ -181,31 +197,98 @@ def _run(args: argparse.Namespace) -> int:
         from weft.game.offscreen import Offscreen  # an offscreen GL context only when a picture is asked for
 
         pictures = Offscreen(session)
+    strip = None
+    if pictures and args.filmstrip:
+        from weft.game.filmstrip import Filmstrip
+
+        strip = Filmstrip(pictures.size, args.frames // args.every)
     progress = Progress(args.frames, label=Path(args.level).name)  # draws only on a terminal (stderr)
-    with progress:
-        if pictures and args.filmstrip:
-            frames_left = args.frames
-            strip = []
-            while frames_left > 0:
-                chunk = min(args.every, frames_left)
-                for _ in progress.track(chunk):
-                    session.advance()
-                frames_left -= chunk
-                if chunk == args.every:
-                    strip.append((f"frame {sim.frame}", pictures.capture()))
-            pictures.save_filmstrip(args.filmstrip, strip)
-        else:
-            for _ in progress.track(args.frames):
-                session.advance()
-    if pictures and args.screenshot:
-        pictures.capture().save(args.screenshot)
-    metrics = sim.metrics()
+    with progress, _stop_signals() as stop:
+        for k in progress.track(args.frames):
+            session.advance()
+            if strip is not None and (k + 1) % args.every == 0:
+                strip.add(f"frame {sim.frame}", pictures.capture())
+            if stop.caught is not None:
+                break
+        stopped = stop.caught
+        failed = _write_outputs(args, sim, pictures if stopped is None else None, strip)
+    if stopped is not None:
+        print(
+            f"{Path(args.level).name}: stopped by {stopped.name} after frame {sim.frame}; the metrics and "
+            "state of those frames are written, the pictures are not",
+            file=sys.stderr,
+        )
+        return 128 + stopped.value
+    print(_summary(Path(args.level).name, sim.metrics()))
+    return OUTPUT_ERROR if failed else 0
+
+
+OUTPUT_ERROR = 2
+"""Exit code of a run whose outputs cannot be written (checked before it starts)."""
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[Path, str, tuple[str, ...]]]:
+    """Every output file ``run`` was asked for: its path, option and the suffixes it must have."""
+    asked = [
+        (args.metrics, "--metrics", ()),
+        (args.state, "--state", ()),
+        (args.screenshot, "--screenshot", (".png",)),
+        (args.filmstrip, "--filmstrip", (".png",)),
+    ]
+    return [(Path(path), option, kind) for path, option, kind in asked if path]
+
+
+def _write_outputs(args: argparse.Namespace, sim: Simulation, pictures: Any, strip: Any) -> bool:
+    """Write the metrics and state first, then the pictures; True if any could not be written.
+
+    A picture that fails (GL, disk) is one line and never costs the metrics and the state.
+    """
+    from weft.game.filmstrip import save_png
+
+    writes = []
     if args.metrics:
-        _write_json(args.metrics, metrics)
+        writes.append(("--metrics", lambda: _write_json(args.metrics, sim.metrics())))
     if args.state:
-        _write_json(args.state, sim.state())
-    print(_summary(Path(args.level).name, metrics))
-    return 0
+        writes.append(("--state", lambda: _write_json(args.state, sim.state())))
+    if pictures is not None and strip is not None:
+        writes.append(("--filmstrip", lambda: strip.save(Path(args.filmstrip))))
+    if pictures is not None and args.screenshot:
+        writes.append(("--screenshot", lambda: save_png(pictures.capture(), Path(args.screenshot))))
+    failed = False
+    for option, write in writes:
+        try:
+            write()
+        except Exception as error:  # an output that fails is one line; the others are still written
+            failed = True
+            print(
+                f"{option}: not written: {type(error).__name__}: {' '.join(str(error).split())}",
+                file=sys.stderr,
+            )
+    return failed
+
+
+class _StopSignals:
+    """Notes SIGINT or SIGTERM during a run (``caught``): the run stops after the frame it is in and
+    writes what was finished. A second signal does not wait (a ``KeyboardInterrupt``)."""
+
+    def __init__(self) -> None:
+        self.caught: signal.Signals | None = None
+
+    def __call__(self, number: int, frame: Any) -> None:
+        if self.caught is not None:
+            raise KeyboardInterrupt
+        self.caught = signal.Signals(number)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[_StopSignals]:
+    handler = _StopSignals()
+    previous = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield handler
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def _summary(name: str, metrics: dict[str, Any]) -> str:

@@ -12,13 +12,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from weft.game.level.problems import describe
+from weft.budgets import SCRIPT_EVENTS, SCRIPT_FILE_BYTES
+from weft.game.level.load import LoadedLevel, parse_key
+from weft.game.level.nesting import TOO_DEEP, too_deep
+from weft.game.level.problems import LevelError, describe, one_line
+from weft.named_files import FileRefused, read_text_capped
 
 Button = Literal["left", "right", "middle"]
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    # strict: ``"frame": true`` is not frame 1, nor ``"x": "3"`` a number
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
     frame: int = Field(ge=0, description="Frame at whose start the event applies.")
 
@@ -82,11 +87,11 @@ def load_script(path: str | Path) -> list[dict[str, Any]]:
     """Read and check an input script; events come back as plain dicts, in file order."""
     source = Path(path)
     try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScriptError(f"{source}: expected an input script (JSON), got no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScriptError(f"{source}: expected a readable JSON file, got {error}") from None
+        data = json.loads(read_text_capped(source, SCRIPT_FILE_BYTES, "an input script (JSON)", str(source)))
+    except FileRefused as error:
+        raise ScriptError(f"{source}: {error}") from None
+    except RecursionError:
+        raise ScriptError(f"{source}: {TOO_DEEP}") from None
     except json.JSONDecodeError as error:
         raise ScriptError(
             f"{source}: line {error.lineno}, column {error.colno}: expected valid JSON, got {error.msg}"
@@ -96,6 +101,11 @@ def load_script(path: str | Path) -> list[dict[str, Any]]:
 
 def validate_events(data: Any, label: str = "events") -> list[dict[str, Any]]:
     """Check a list of event dicts; raise ``ScriptError`` listing every bad one."""
+    if isinstance(data, list) and len(data) > SCRIPT_EVENTS:
+        raise ScriptError(f"{label}: expected at most {SCRIPT_EVENTS} events, got {len(data)}")
+    deep = too_deep(data)
+    if deep is not None:
+        raise ScriptError(f"{label}: event {'.'.join(map(str, deep[:3]))}: {TOO_DEEP}")
     try:
         events = _SCRIPT.validate_python(data)
     except ValidationError as error:
@@ -106,9 +116,34 @@ def validate_events(data: Any, label: str = "events") -> list[dict[str, Any]]:
             where = ".".join(
                 str(part) for k, part in enumerate(loc) if not (k == 1 and isinstance(part, str))
             )
-            lines.append(f"{label}: event {where}: expected {_expected(detail)}, got {_found(detail)}")
+            lines.append(
+                one_line(f"{label}: event {where}: expected {_expected(detail)}, got {_found(detail)}")
+            )
         raise ScriptError("\n".join(lines)) from None
     return [event.model_dump() for event in events]
+
+
+def script_problems(events: list[dict[str, Any]], level: LoadedLevel, label: str) -> list[str]:
+    """What in a checked script cannot apply to ``level``: a tool it does not offer, a ``set`` of a key
+    it does not have or of a value no clamping makes valid. Found before the run starts, as a bad
+    level is; ``set`` events are tried in file order on a copy, as the run will apply them."""
+    problems = []
+    tools = level.model.tools.available
+    trial = level
+    for k, event in enumerate(events):
+        if event["type"] == "tool" and event["name"] not in tools:
+            problems.append(
+                one_line(
+                    f"{label}: event {k}.name: expected a tool the level offers ({', '.join(tools)}), "
+                    f"got {event['name']!r}"
+                )
+            )
+        elif event["type"] == "set":
+            try:
+                trial, _ = trial.with_clamped_value(parse_key(event["key"]), event["value"])
+            except LevelError as error:
+                problems += [f"{label}: event {k}: {problem}" for problem in error.problems]
+    return problems
 
 
 def _expected(detail: dict[str, Any]) -> str:

@@ -12,27 +12,17 @@ multisampled (anti-aliased edges) and resolved into a plain one to read back.
 
 from __future__ import annotations
 
-import math
 import os
 import statistics
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 
 if TYPE_CHECKING:
     import arcade
 
     from weft.game.session import Session
-
-FILMSTRIP_COLUMNS = 4
-FILMSTRIP_SCALE = 3
-"""Each filmstrip picture is shrunk to 1/3 of its size: 4 columns of 1280 px pictures make 1704 px."""
-
-FILMSTRIP_BACKGROUND = (14, 16, 22)
-LABEL_COLOR = (236, 236, 240)
-LABEL_SIZE = 14
 
 WINDOW_SIZE = (1280, 720)
 """px of the game window; every level's bounds are fitted into it."""
@@ -99,25 +89,6 @@ class Offscreen:
         image = Image.frombytes("RGB", self.size, data)
         return image.transpose(Image.Transpose.FLIP_TOP_BOTTOM)  # GL rows run bottom up
 
-    def save_filmstrip(self, path: str | Path, pictures: list[tuple[str, Image.Image]]) -> None:
-        """Tile ``pictures`` (label, image) four to a row at 1/3 size, each labelled, into a PNG."""
-        width, height = pictures[0][1].size if pictures else self.size
-        tile = (width // FILMSTRIP_SCALE, height // FILMSTRIP_SCALE)
-        rows = max(1, math.ceil(len(pictures) / FILMSTRIP_COLUMNS))
-        sheet = Image.new("RGB", (FILMSTRIP_COLUMNS * tile[0], rows * tile[1]), FILMSTRIP_BACKGROUND)
-        draw = ImageDraw.Draw(sheet)
-        font = _label_font()
-        for k, (label, picture) in enumerate(pictures):
-            x = (k % FILMSTRIP_COLUMNS) * tile[0]
-            y = (k // FILMSTRIP_COLUMNS) * tile[1]
-            sheet.paste(picture.convert("RGB").resize(tile, Image.Resampling.LANCZOS), (x, y))
-            # a hairline frame keeps neighbouring tiles apart when their backgrounds match
-            draw.rectangle((x, y, x + tile[0] - 1, y + tile[1] - 1), outline=FILMSTRIP_BACKGROUND)
-            left, top, right, bottom = draw.textbbox((x + 8, y + 6), label, font=font)
-            draw.rectangle((left - 4, top - 3, right + 4, bottom + 3), fill=FILMSTRIP_BACKGROUND)
-            draw.text((x + 8, y + 6), label, fill=LABEL_COLOR, font=font)
-        sheet.save(path)
-
     def draw_cpu_ms(self, frames: int) -> float:
         """Median wall time (ms) of issuing one frame's drawing, over ``frames`` stepped frames.
 
@@ -155,11 +126,3 @@ def shared_window() -> arcade.Window:
     if window is None:
         window = arcade.Window(*WINDOW_SIZE, "weft (offscreen)", visible=False)
     return window
-
-
-def _label_font() -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-    """Pillow's bundled font at a readable size (the bitmap one where FreeType is missing)."""
-    try:
-        return ImageFont.load_default(size=LABEL_SIZE)
-    except (ImportError, TypeError):
-        return ImageFont.load_default()

@@ -22,9 +22,14 @@ from pathlib import Path
 
 from weft.game.catalog import Signature, named_files, signature
 from weft.game.level import LevelError, LoadedLevel, load_level
+from weft.game.level.problems import one_line
 
 POLL_INTERVAL = 0.25
 """s between looks at the files: a save shows within a quarter second, for four stat calls a second."""
+
+SETTLE = 0.2
+"""s a changed file must stay unchanged before it is read: an editor's save written in pieces
+is read whole, not cut off at a line end (which may well be valid TOML: an empty level)."""
 
 
 class LevelWatcher:
@@ -45,6 +50,7 @@ class LevelWatcher:
         allow_import: Sequence[str] = (),
         interval: float = POLL_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
+        settle: float = SETTLE,
     ) -> None:
         self.source = Path(source)
         self.overrides = tuple(overrides)
@@ -52,11 +58,14 @@ class LevelWatcher:
         self.allow_import = tuple(allow_import)
         """``--allow-import`` patterns, passed on to every reload."""
         self.interval = interval
+        self.settle = settle
         self.problems: list[str] = []
         self._clock = clock
         self._last_poll = clock()
         self._good_files = named_files(self.source)
         self._seen = self._signatures(self._good_files)
+        self._changing: tuple[dict[Path, Signature], float] | None = None
+        """The changed signatures last seen, and since when they have not changed."""
 
     @property
     def files(self) -> list[Path]:
@@ -72,9 +81,18 @@ class LevelWatcher:
         return self.check()
 
     def check(self) -> LoadedLevel | None:
-        """Reload if a watched file changed; the new level, or None (no change, or broken: ``problems``)."""
-        if self._signatures(self._seen) == self._seen:
+        """Reload if a watched file changed and has stayed unchanged for ``settle`` s since; the new
+        level, or None (no change, still being written, or broken: ``problems``)."""
+        current = self._signatures(self._seen)
+        if current == self._seen:
+            self._changing = None
             return None
+        now = self._clock()
+        if self._changing is None or self._changing[0] != current:
+            self._changing = (current, now)
+        if now - self._changing[1] < self.settle:
+            return None
+        self._changing = None
         files = named_files(self.source)
         # signatures taken before reading: a save landing during the load is seen next time
         before = self._signatures([*files, *self._good_files])
@@ -82,6 +100,12 @@ class LevelWatcher:
             level = load_level(self.source, self.overrides, self.allow_import)
         except LevelError as error:
             self.problems = [str(problem) for problem in error.problems]
+            self._seen = before
+            return None
+        except (OSError, RecursionError, ValueError, MemoryError) as error:  # never into the window
+            self.problems = [
+                one_line(f"{self.source.name}: could not be read: {type(error).__name__}: {error}")
+            ]
             self._seen = before
             return None
         self.problems = []

@@ -107,11 +107,20 @@ class Session:
         elif kind == "tool":
             self.choose_tool(event["name"])
         elif kind == "set":
-            try:
-                self.sim.set(event["key"], event["value"])
-                self.message = ""
-            except LevelError as error:
-                self.message = str(error)
+            self.set(event["key"], event["value"])
+
+    def set(self, key: str, value: Any) -> bool:
+        """Change a level key while running, as a tool, slider or script does: a number outside the
+        schema's range is clamped into it, and what cannot be used is refused; either way the HUD
+        says so (``message``) and the level keeps running. True when the value was taken."""
+        try:
+            self.sim.set(key, value, clamp=True)
+        except LevelError as error:
+            self.message = "; ".join(str(problem) for problem in error.problems)
+            return False
+        clamped = "; ".join(self.sim.clamped)
+        self.message = f"{key}: clamped into the level format's range ({clamped})" if clamped else ""
+        return True
 
     def choose_tool(self, name: str) -> None:
         """Make ``name`` the left button's tool, if the level offers it."""
@@ -145,7 +154,7 @@ class Session:
             self.sim.reset()
             self.trail.clear()
         elif key == "W":
-            self.sim.set("world.wind.enabled", not self.sim.settings.wind.enabled)
+            self.set("world.wind.enabled", not self.sim.settings.wind.enabled)
         elif key == "D":
             self.debug = not self.debug
         elif key == "H":

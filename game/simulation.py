@@ -55,6 +55,8 @@ class Simulation:
         self.physics, self.entities = self._built()
         self.step_ms: list[float] = []
         """Wall-clock physics time of each frame, ms (measurement only, never fed back)."""
+        self.clamped: list[str] = []
+        """What the last ``set(..., clamp=True)`` brought into the schema's range, one note each."""
 
     @classmethod
     def load(
@@ -138,16 +140,21 @@ class Simulation:
         """Rebuild the world from the level as it is now (with every ``set`` applied)."""
         self._build()
 
-    def set(self, key: str | tuple[str | int, ...], value: Any) -> bool:
+    def set(self, key: str | tuple[str | int, ...], value: Any, clamp: bool = False) -> bool:
         """Change one level key (``"world.iterations"``, ``"cloth.0.tear_ratio"``...) while running.
 
         Settings, tear ratio, compliance, pins and looks change in place;
         anything else (a sheet's size, shear, bend...) rebuilds the world.
         Returns True when it rebuilt. Raises ``LevelError`` for an invalid
-        value, leaving the simulation as it was.
+        value, leaving the simulation as it was. With ``clamp`` a number
+        outside the schema's range is brought to its nearest bound instead
+        (what tools and sliders do); ``clamped`` then says what was changed.
         """
         path = parse_key(key) if isinstance(key, str) else tuple(key)
-        level = self.level.with_value(path, value)
+        if clamp:
+            level, self.clamped = self.level.with_clamped_value(path, value)
+        else:
+            level, self.clamped = self.level.with_value(path, value), []
         if path[0] == "system":
             level_schedule(level)  # a refused import or bad params raise here, before anything changes
         self.level = level

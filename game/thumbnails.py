@@ -29,12 +29,14 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
+from weft.budgets import LEVEL_FILE_BYTES, TEXTURE_FILE_BYTES
 from weft.folders import user_cache
 from weft.game.catalog import named_files
 from weft.game.level import load_level
 from weft.game.output import write_atomically
 from weft.game.session import Session
 from weft.game.simulation import Simulation
+from weft.named_files import FileRefused, read_capped
 
 if TYPE_CHECKING:
     from weft.game.offscreen import Offscreen
@@ -63,9 +65,9 @@ def content_key(source: Path) -> str:
     digest = hashlib.sha256(f"weft thumbnail {THUMBNAIL_VERSION} {THUMBNAIL_SIZE}".encode())
     for path in named_files(source):
         digest.update(path.name.encode())
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
+        try:  # a texture may be a FIFO or /dev/zero: read as the loader reads it, capped
+            digest.update(read_capped(path, max(LEVEL_FILE_BYTES, TEXTURE_FILE_BYTES), "a file"))
+        except FileRefused:
             digest.update(b"(missing)")
     return digest.hexdigest()
 

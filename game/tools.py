@@ -82,7 +82,7 @@ def tilt(session: Session, degrees: float) -> None:
     gx, gy = session.sim.level.model.world.gravity
     if gx == 0.0 and gy == 0.0:
         return
-    session.sim.set("world.gravity", tilted([gx, gy], math.degrees(math.atan2(gx, -gy)) + degrees))
+    session.set("world.gravity", tilted([gx, gy], math.degrees(math.atan2(gx, -gy)) + degrees))
 
 
 class DragTool(Tool):
@@ -137,9 +137,9 @@ class WindTool(Tool):
         length = math.hypot(dx, dy)
         if length < 4.0:  # a click, not an arrow
             return
-        session.sim.set("world.wind.direction_deg", math.degrees(math.atan2(dy, dx)))
-        session.sim.set("world.wind.strength", min(MAX_WIND_STRENGTH, WIND_STRENGTH_PER_PX * length))
-        session.sim.set("world.wind.enabled", True)
+        session.set("world.wind.direction_deg", math.degrees(math.atan2(dy, dx)))
+        session.set("world.wind.strength", min(MAX_WIND_STRENGTH, WIND_STRENGTH_PER_PX * length))
+        session.set("world.wind.enabled", True)
 
 
 class PourTool(Tool):

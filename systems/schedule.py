@@ -24,7 +24,7 @@ from typing import ClassVar
 import esper
 
 from weft.components import FRAME_DT
-from weft.systems import world
+from weft.systems import finite, world
 
 
 class Stage(Enum):
@@ -162,15 +162,21 @@ class Schedule:
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
             for system in substep_stage:
-                system.process(step)
+                self._process(system, step)
             for iteration in range(step.iterations):
                 step.iteration = iteration
                 for system in iteration_stage:
-                    system.process(step)
+                    self._process(system, step)
             for system in end_stage:
-                system.process(step)
+                self._process(system, step)
         for system in stages[Stage.FRAME_END]:
-            system.process(step)
+            self._process(system, step)
+
+    @staticmethod
+    def _process(system: System, step: Step) -> None:
+        system.process(step)
+        if finite.ENABLED:
+            finite.check_finite(system.name, step.frame)
 
     def _without_particles(self) -> dict[Stage, list[System]]:
         """The stages without the systems that only act on particles."""
@@ -187,4 +193,4 @@ class Schedule:
 
     def _run(self, stage: Stage, step: Step) -> None:
         for system in self._stages[stage]:
-            system.process(step)
+            self._process(system, step)

@@ -63,7 +63,9 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def level_file(folder: Path, name: str, text: str = WELLS) -> Path:
-    path = folder / "level.toml"
+    """The level in a folder of its own: modules beside a level are never imported (see below)."""
+    path = folder / "level" / "level.toml"
+    path.parent.mkdir(exist_ok=True)
     path.write_text(text.replace("NAME", name))
     return path
 
@@ -283,7 +285,8 @@ def test_validate_never_imports_code(tmp_path: Path) -> None:
         """,
     )
     site = fake_install(tmp_path / "site", "noisy-plugin", {"noisy_pull": "noisy:Pull"})
-    level = tmp_path / "level.toml"
+    level = tmp_path / "level" / "level.toml"  # beside noisy.py it would never be imported
+    level.parent.mkdir()
     level.write_text(
         '[[system]]\nname = "noisy:Thing"\n[[system]]\nname = "noisy_pull"\nparams = { x = 1 }\n'
     )

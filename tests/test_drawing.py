@@ -20,8 +20,9 @@ import numpy.typing as npt
 import pytest
 from PIL import Image
 
+from weft.game.filmstrip import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE
 from weft.game.level.fields import rgba
-from weft.game.offscreen import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE, Offscreen
+from weft.game.offscreen import Offscreen
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.systems.draw.patterns import pattern_image

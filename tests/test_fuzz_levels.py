@@ -60,8 +60,160 @@ BAD_VALUES: list[Any] = [
 ]
 """Values put in place of any key's value: wrong types, signs, sizes and non-numbers."""
 
-NUMBERS: list[float] = [0.0, -0.0, 1e-300, -5.0, 3.0, 1e6, 1e12, math.nan, math.inf]
-"""Numbers put in place of numbers: a mutation that stays the right type but not the right size."""
+NUMBERS: list[float] = [0.0, -0.0, 1e-300, 5e-324, 2.2e-308, -5.0, 3.0, 1e6, 1e12, math.nan, math.inf]
+"""Numbers put in place of numbers: a mutation that stays the right type but not the right size
+(subnormals included: 5e-324 once gave NaN positions as a box density)."""
+
+HOSTILE_VALUES: list[Any] = [
+    "/dev/zero",
+    "/etc/passwd",
+    "../../outside.png",
+    "line\nbreak",
+    "tab\tand\rreturn",
+    [
+        [
+            [
+                [
+                    [
+                        [
+                            [
+                                [
+                                    [
+                                        [
+                                            [
+                                                [
+                                                    [
+                                                        [
+                                                            [
+                                                                [
+                                                                    [
+                                                                        [
+                                                                            [
+                                                                                [
+                                                                                    [
+                                                                                        [
+                                                                                            [
+                                                                                                [
+                                                                                                    [
+                                                                                                        [
+                                                                                                            [
+                                                                                                                [
+                                                                                                                    [
+                                                                                                                        [
+                                                                                                                            [
+                                                                                                                                [
+                                                                                                                                    [
+                                                                                                                                        [
+                                                                                                                                            [
+                                                                                                                                                [
+                                                                                                                                                    [
+                                                                                                                                                        [
+                                                                                                                                                            [
+                                                                                                                                                                [
+                                                                                                                                                                    [
+                                                                                                                                                                        [
+                                                                                                                                                                            [
+                                                                                                                                                                                [
+                                                                                                                                                                                    [
+                                                                                                                                                                                        [
+                                                                                                                                                                                            [
+                                                                                                                                                                                                [
+                                                                                                                                                                                                    [
+                                                                                                                                                                                                        [
+                                                                                                                                                                                                            [
+                                                                                                                                                                                                                [
+                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                                                            [
+                                                                                                                                                                                                                                                                                [
+                                                                                                                                                                                                                                                                                    [
+                                                                                                                                                                                                                                                                                        [
+                                                                                                                                                                                                                                                                                            1
+                                                                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                                ]
+                                                                                                                                                                                                                            ]
+                                                                                                                                                                                                                        ]
+                                                                                                                                                                                                                    ]
+                                                                                                                                                                                                                ]
+                                                                                                                                                                                                            ]
+                                                                                                                                                                                                        ]
+                                                                                                                                                                                                    ]
+                                                                                                                                                                                                ]
+                                                                                                                                                                                            ]
+                                                                                                                                                                                        ]
+                                                                                                                                                                                    ]
+                                                                                                                                                                                ]
+                                                                                                                                                                            ]
+                                                                                                                                                                        ]
+                                                                                                                                                                    ]
+                                                                                                                                                                ]
+                                                                                                                                                            ]
+                                                                                                                                                        ]
+                                                                                                                                                    ]
+                                                                                                                                                ]
+                                                                                                                                            ]
+                                                                                                                                        ]
+                                                                                                                                    ]
+                                                                                                                                ]
+                                                                                                                            ]
+                                                                                                                        ]
+                                                                                                                    ]
+                                                                                                                ]
+                                                                                                            ]
+                                                                                                        ]
+                                                                                                    ]
+                                                                                                ]
+                                                                                            ]
+                                                                                        ]
+                                                                                    ]
+                                                                                ]
+                                                                            ]
+                                                                        ]
+                                                                    ]
+                                                                ]
+                                                            ]
+                                                        ]
+                                                    ]
+                                                ]
+                                            ]
+                                        ]
+                                    ]
+                                ]
+                            ]
+                        ]
+                    ]
+                ]
+            ]
+        ]
+    ],
+]
+"""Values a stranger's file may hold: devices and paths out of the folder (as textures), newlines
+(each problem stays one line), nesting past the budget (70 deep)."""
 
 MISSPELT = {
     "cloth": "clth",
@@ -99,7 +251,7 @@ def mutations(draw: st.DrawFn, raw: dict[str, Any]) -> dict[str, Any]:
     data = copy.deepcopy(raw)
     for _ in range(draw(st.integers(1, 3))):
         paths = key_paths(data)
-        kind = draw(st.sampled_from(["replace", "number", "delete", "unknown", "kind"]))
+        kind = draw(st.sampled_from(["replace", "number", "delete", "unknown", "kind", "hostile", "repeat"]))
         if not paths or kind == "unknown":
             tables = [p for p in [(), *paths] if isinstance(value_at(data, p), dict)]
             table = value_at(data, draw(st.sampled_from(tables)))
@@ -109,6 +261,17 @@ def mutations(draw: st.DrawFn, raw: dict[str, Any]) -> dict[str, Any]:
         parent = value_at(data, path[:-1])
         if kind == "replace":
             parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(BAD_VALUES)))
+        elif kind == "hostile":
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(HOSTILE_VALUES)))
+        elif kind == "repeat":  # a body table many times over: the budgets are totals
+            bodies = [
+                k
+                for k in MISSPELT
+                if isinstance(data.get(k), list) and data[k] and isinstance(data[k][0], dict)
+            ]
+            if bodies:
+                name = draw(st.sampled_from(bodies))
+                data[name] = [{**copy.deepcopy(data[name][0]), "name": f"copy{k}"} for k in range(100)]
         elif kind == "number":
             value = parent[path[-1]]
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -243,6 +406,11 @@ BEYOND_JSON_SCHEMA = {
         r"weights summing to 1|a weight above 0"
     ),
     "files the level names exist": r"\(no such file\)",
+    "files the level names stay in its folder and are images within the budgets": (
+        r"\(it lies outside\)|not a regular file|expected an image file"
+    ),
+    "totals over all tables stay within the budgets": r"in the whole level, got \d+ \(counting up to",
+    "nesting stays within the budget": "nested at most",
 }
 """What ``validate`` checks that a JSON Schema cannot say: rules across keys, between a key and a
 file, and finiteness. Every disagreement between the schema and ``validate`` must be one of these."""

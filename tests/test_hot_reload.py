@@ -47,13 +47,13 @@ def level_file(tmp_path: Path) -> Path:
 
 
 def test_nothing_is_reloaded_while_the_files_are_unchanged(level_file: Path) -> None:
-    watcher = LevelWatcher(level_file)
+    watcher = LevelWatcher(level_file, settle=0)
     assert watcher.check() is None
     assert watcher.problems == []
 
 
 def test_a_broken_save_keeps_the_old_level_and_a_fixed_one_is_picked_up(level_file: Path) -> None:
-    watcher = LevelWatcher(level_file)
+    watcher = LevelWatcher(level_file, settle=0)
 
     save(level_file, LEVEL.format(cols='"many"', extra="tear_ratio = -2"), 1001 * SECOND)
     assert watcher.check() is None  # the caller keeps running what it has
@@ -73,7 +73,7 @@ def test_a_broken_save_keeps_the_old_level_and_a_fixed_one_is_picked_up(level_fi
 
 
 def test_a_toml_syntax_error_is_reported_with_its_line(level_file: Path) -> None:
-    watcher = LevelWatcher(level_file)
+    watcher = LevelWatcher(level_file, settle=0)
     save(level_file, LEVEL.format(cols=10, extra="rows = = 3"), 1001 * SECOND)
     assert watcher.check() is None
     assert len(watcher.problems) == 1
@@ -81,7 +81,7 @@ def test_a_toml_syntax_error_is_reported_with_its_line(level_file: Path) -> None
 
 
 def test_a_save_of_the_same_second_but_another_length_still_counts(level_file: Path) -> None:
-    watcher = LevelWatcher(level_file)
+    watcher = LevelWatcher(level_file, settle=0)
     save(level_file, LEVEL.format(cols=100, extra=""), 1000 * SECOND)  # same mtime, one byte more
     level = watcher.check()
     assert level is not None and level.model.cloth[0].cols == 100
@@ -93,7 +93,7 @@ def test_saving_a_texture_the_level_names_reloads_it(tmp_path: Path) -> None:
     touch(texture, 1000 * SECOND)
     path = tmp_path / "textured.toml"
     save(path, LEVEL.format(cols=10, extra='texture = "flag.png"'), 1000 * SECOND)
-    watcher = LevelWatcher(path)
+    watcher = LevelWatcher(path, settle=0)
     assert texture in watcher.files
 
     touch(texture, 1001 * SECOND)
@@ -101,7 +101,7 @@ def test_saving_a_texture_the_level_names_reloads_it(tmp_path: Path) -> None:
 
 
 def test_adding_a_missing_texture_retries_the_broken_level(level_file: Path) -> None:
-    watcher = LevelWatcher(level_file)
+    watcher = LevelWatcher(level_file, settle=0)
     save(level_file, LEVEL.format(cols=10, extra='texture = "later.png"'), 1001 * SECOND)
     assert watcher.check() is None
     assert any("later.png" in line for line in watcher.problems)
@@ -113,7 +113,7 @@ def test_adding_a_missing_texture_retries_the_broken_level(level_file: Path) -> 
 
 
 def test_overrides_from_the_command_line_apply_to_every_reload(level_file: Path) -> None:
-    watcher = LevelWatcher(level_file, overrides=["cloth.0.rows=5"])
+    watcher = LevelWatcher(level_file, overrides=["cloth.0.rows=5"], settle=0)
     save(level_file, LEVEL.format(cols=11, extra=""), 1001 * SECOND)
     level = watcher.check()
     assert level is not None
@@ -122,7 +122,7 @@ def test_overrides_from_the_command_line_apply_to_every_reload(level_file: Path)
 
 def test_poll_looks_at_the_files_only_a_few_times_a_second(level_file: Path) -> None:
     now = [0.0]
-    watcher = LevelWatcher(level_file, interval=0.25, clock=lambda: now[0])
+    watcher = LevelWatcher(level_file, interval=0.25, clock=lambda: now[0], settle=0)
     save(level_file, LEVEL.format(cols=13, extra=""), 1001 * SECOND)
     now[0] = 0.1
     assert watcher.poll() is None  # too soon to look
@@ -144,6 +144,7 @@ def test_the_window_keeps_playing_through_a_broken_save_and_keeps_tool_and_pause
     view = PlayView(Session(Simulation.load(level_file)))
     window.show_view(view)
     view.watcher.interval = 0.0  # look at every update
+    view.watcher.settle = 0.0  # and read a save at once (test_a_save_is_read_once_it_has_settled)
     try:
         view.session.choose_tool("cut")
         view.on_key_press(arcade.key.SPACE, 0)
@@ -175,3 +176,17 @@ def test_the_window_keeps_playing_through_a_broken_save_and_keeps_tool_and_pause
     finally:
         window.show_view(arcade.View())
         view.session.sim.close()
+
+
+def test_a_save_is_read_once_it_has_settled_not_cut_off_at_a_line_end(level_file: Path) -> None:
+    now = [0.0]
+    watcher = LevelWatcher(level_file, interval=0.0, clock=lambda: now[0], settle=0.2)
+    full = LEVEL.format(cols=13, extra="")
+    save(level_file, full[: full.index("[[cloth]]")], 1001 * SECOND)  # half written: valid, and empty
+    assert watcher.poll() is None  # just changed: wait for the rest
+    now[0] = 0.1
+    save(level_file, full, 1002 * SECOND)  # the rest lands
+    assert watcher.poll() is None  # changed again: wait again
+    now[0] = 0.35
+    level = watcher.poll()
+    assert level is not None and level.model.cloth[0].cols == 13

@@ -56,7 +56,8 @@ def validate_lines(path: Path) -> list[str]:
         ),
         (
             '[[cloth]]\ntexture = "nowhere.png"\n',
-            "cloth.0.texture: expected an image file relative to the level, got 'nowhere.png' (no such file)",
+            "cloth.0.texture: expected an image file (PNG or JPEG), got 'nowhere.png' (no such file) "
+            "(line 2)",
         ),
     ],
     ids=[
@@ -96,7 +97,9 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
 
 def test_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
-    assert validate_lines(missing) == [f"{missing}: expected a level file, got no such file"]
+    assert validate_lines(missing) == [
+        f"{missing}: expected a level file (TOML), got 'nope.toml' (no such file)"
+    ]
 
 
 def test_run_with_a_bad_set_names_the_key(tmp_path: Path) -> None:

@@ -422,8 +422,7 @@ BROKEN_OBJECTS = [
     ),
     (
         shape(1, "cloth", 10, 10, 100, 30, properties={"texture": "nowhere.png"}),
-        "object 1 (cloth): texture: expected an image file relative to the level, got 'nowhere.png' "
-        "(no such file)",
+        "object 1 (cloth): texture: expected an image file (PNG or JPEG), got 'nowhere.png' (no such file)",
     ),
     (
         shape(1, "pin", 300, 300, point=True),
@@ -597,11 +596,11 @@ def test_mutated_example_maps_run_or_fail_with_one_line_per_problem(
         ({"properties": props({"boxes": 3})}, "map property boxes: expected a key of the level's settings"),
         (
             {"tilesets": [{"firstgid": 1, "source": "/dev/zero"}]},
-            "tilesets.0.source: expected a file in the map",
+            "tilesets.0.source: expected a tileset or template file in the level's folder",
         ),
         (
             {"tilesets": [{"firstgid": 1, "source": "../../etc/passwd"}]},
-            "expected a file in the map's folder",
+            "in the level's folder, got '../../etc/passwd' (it lies outside)",
         ),
     ],
 )
@@ -621,4 +620,4 @@ def test_a_template_outside_the_maps_folder_is_named_by_its_object(tmp_path: Pat
     obj["template"] = "../../etc/passwd"
     (problem,) = problems_of(tmp_path, data)
     assert f"map.tmj: object {obj['id']}" in problem
-    assert "template: expected a file in the map's folder" in problem
+    assert "template: expected a tileset or template file in the level's folder" in problem

@@ -36,6 +36,7 @@ from weft.game.level.load import LoadedLevel
 from weft.game.level.problems import Problem, file_label
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
+from weft.named_files import FileRefused, read_image
 from weft.systems.balls import add_circles, packed_centers
 from weft.systems.box_build import build_boxes, pyramid_centers, stack_centers
 from weft.systems.cloth import build_cloth
@@ -331,15 +332,11 @@ def _joint_box(table: Skeleton) -> list[float]:
 
 def _alpha(path: str) -> np.ndarray:
     """The image's alpha channel, 0-1, first row at the top."""
-    from PIL import Image
-
     try:
-        with Image.open(path) as image:
-            return np.asarray(image.convert("RGBA"), dtype=np.float64)[..., 3] / 255.0
-    except (OSError, ValueError, Image.DecompressionBombError) as error:  # not an image, or half saved
-        raise ValueError(
-            f"expected a readable image for the skin's texture, got {Path(path).name}: {error}"
-        ) from None
+        image = read_image(Path(path), "an image file (PNG) for the skin's texture", Path(path).name)
+    except FileRefused as error:  # not an image, too big, or half saved
+        raise ValueError(str(error)) from None
+    return np.asarray(image.getchannel("A"), dtype=np.float64) / 255.0
 
 
 def build_balls(stores: Stores, entity: int, table: Balls) -> None:

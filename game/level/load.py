@@ -11,10 +11,22 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from weft.budgets import LEVEL_FILE_BYTES
+from weft.game.level.clamp import clamp_into_schema
+from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.plugins import system_problems
-from weft.game.level.problems import KeyPath, LevelError, Problem, file_label, problems_from_validation
+from weft.game.level.problems import (
+    KeyPath,
+    LevelError,
+    Problem,
+    file_label,
+    origin_of,
+    problems_from_validation,
+)
 from weft.game.level.schema import Level
+from weft.game.level.textures import texture_problems
 from weft.game.level.tiled import TILED_SUFFIXES, read_tiled
+from weft.named_files import FileRefused, read_text_capped
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
@@ -47,6 +59,23 @@ class LoadedLevel:
         changed.allow_import = self.allow_import
         return changed
 
+    def with_clamped_value(self, path: KeyPath, value: Any) -> tuple[LoadedLevel, list[str]]:
+        """``with_value``, but a number outside the schema's range is brought to its nearest bound
+        (a tool or slider must never be refused for going too far); also the notes of what was
+        clamped. Raises ``LevelError`` for what clamping cannot mend."""
+        raw = copy.deepcopy(self.raw)
+        label = file_label(self.source)
+        problem = set_key(raw, path, value, label, RUNTIME)
+        if problem:
+            raise LevelError([problem])
+        deep = too_deep(raw)
+        if deep is not None:
+            raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=RUNTIME)])
+        notes = clamp_into_schema(raw, path)
+        changed = validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
+        changed.allow_import = self.allow_import
+        return changed, notes
+
 
 def parse_key(text: str) -> KeyPath:
     """``"cloth.0.tear_ratio"`` -> ``("cloth", 0, "tear_ratio")``."""
@@ -66,6 +95,8 @@ def parse_override(text: str) -> tuple[KeyPath, Any]:
         parsed = tomllib.loads(f"value = {value.strip()}")["value"]
     except tomllib.TOMLDecodeError:
         parsed = value.strip()
+    except RecursionError:
+        raise ValueError(f"{key.strip()}: {TOO_DEEP}") from None
     return parse_key(key.strip()), parsed
 
 
@@ -101,13 +132,13 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
     """The data and text of a TOML file; a ``LevelError`` naming the line for bad syntax."""
     label = file_label(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LevelError([Problem(label, (), "expected a level file, got no such file")]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise LevelError([Problem(label, (), f"expected a readable UTF-8 text file, got {error}")]) from None
+        text = read_text_capped(path, LEVEL_FILE_BYTES, "a level file (TOML)", path.name)
+    except FileRefused as error:
+        raise LevelError([Problem(label, (), str(error))]) from None
     try:
-        return tomllib.loads(text), text
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise LevelError([Problem(label, (), TOO_DEEP)]) from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         position = _TOML_POSITION.search(message)
@@ -116,6 +147,10 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
         raise LevelError(
             [Problem(label, (), f"{where}expected valid TOML, got a syntax error: {reason}")]
         ) from None
+    deep = too_deep(data)
+    if deep is not None:
+        raise LevelError([Problem(label, deep, TOO_DEEP)])
+    return data, text
 
 
 def validate(
@@ -123,11 +158,15 @@ def validate(
 ) -> LoadedLevel:
     """Check level data against the schema and the files it names; raise ``LevelError`` with every problem."""
     label = file_label(source)
+    deep = too_deep(raw)  # before anything recursive reads it (overrides and Tiled maps come here too)
+    if deep is not None:
+        raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=origin_of(deep, overridden))])
     try:
         model = Level.model_validate(raw)
     except ValidationError as error:
         raise LevelError(problems_from_validation(error, label, text, overridden or {})) from None
-    problems = _missing_files(model, source.parent, label) + system_problems(model, label, text, overridden)
+    problems = texture_problems(model, source.parent, label, text, overridden)
+    problems += system_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
@@ -174,16 +213,3 @@ def load_level(
     if problems:
         raise LevelError(problems)
     return level
-
-
-def _missing_files(model: Level, directory: Path, label: str) -> list[Problem]:
-    """A problem for each texture the level names that is not a file."""
-    textures = [(("cloth", k, "texture"), cloth.texture) for k, cloth in enumerate(model.cloth)]
-    textures += [
-        (("skeleton", k, "skin", "texture"), body.skin.texture) for k, body in enumerate(model.skeleton)
-    ]
-    return [
-        Problem(label, path, f"expected an image file relative to the level, got {texture!r} (no such file)")
-        for path, texture in textures
-        if texture is not None and not (directory / texture).is_file()
-    ]

@@ -109,7 +109,7 @@ def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule
     for k, entry in enumerate(level.model.system):
         try:
             cls = (
-                import_system(entry.name, level.allow_import)
+                import_system(entry.name, level.allow_import, [level.directory])
                 if is_import(entry.name)
                 else registry.lookup(entry.name)
             )

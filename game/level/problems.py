@@ -8,6 +8,7 @@ the file.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import types
 import typing
@@ -40,7 +41,16 @@ class Problem:
             text += f" (line {self.line})"
         if self.note:
             text += f" ({self.note})"
-        return text
+        return one_line(text)
+
+
+_CONTROL = {code: f"\\x{code:02x}" for code in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with newlines and other control characters escaped (a key or value may hold them):
+    every problem is one line, whatever the file says."""
+    return text.translate(_CONTROL)
 
 
 class LevelError(Exception):
@@ -101,10 +111,15 @@ def problems_from_validation(
     for detail in error.errors():
         path, message = _explain(detail, root)
         path = prefix + path
-        note = next((origin for key, origin in (overridden or {}).items() if path[: len(key)] == key), "")
+        note = origin_of(path, overridden)
         line = None if note or text is None else find_line(text, path)
         problems.append(Problem(file, path, message, line, note))
     return sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+
+
+def origin_of(path: KeyPath, overridden: dict[KeyPath, str] | None) -> str:
+    """Where the value at ``path`` came from when not from the file (``--set``, a tool), else ""."""
+    return next((origin for key, origin in (overridden or {}).items() if path[: len(key)] == key), "")
 
 
 def _explain(detail: dict[str, Any], root: type[BaseModel] = Level) -> tuple[KeyPath, str]:
@@ -195,7 +210,19 @@ def find_line(text: str, path: KeyPath) -> int | None:
 
     Follows ``[table]`` and ``[[array]]`` headers and ``key =`` lines; a key
     inside an inline table resolves to the line of the key that holds it.
+    The file is scanned once for all its problems (``_key_lines`` is cached),
+    so locating n problems costs one pass, not n.
     """
+    lines = _key_lines(text)
+    for end in range(len(path), 0, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _key_lines(text: str) -> dict[KeyPath, int]:
+    """The line of every table header and key of ``text``, by key path (treat as read-only)."""
     lines: dict[KeyPath, int] = {}
     table: KeyPath = ()
     counters: dict[KeyPath, int] = {}
@@ -216,10 +243,7 @@ def find_line(text: str, path: KeyPath) -> int | None:
         if key:
             parts = tuple(part.strip().strip("\"'") for part in key.group(1).split("."))
             lines.setdefault((*table, *parts), number)
-    for end in range(len(path), 0, -1):
-        if path[:end] in lines:
-            return lines[path[:end]]
-    return None
+    return lines
 
 
 def _resolve_arrays(name: tuple[str, ...], counters: dict[KeyPath, int]) -> KeyPath:

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from weft.budgets import BOXES, CONSTRAINTS, PARTICLES, SKIN_VERTICES, too_big
 from weft.components import CORRECTIONS
 from weft.game.level.fields import (
     Acceleration,
@@ -29,6 +30,7 @@ from weft.game.level.fields import (
 from weft.game.level.skeletons import Skeleton
 from weft.game.level.system_table import SystemTable
 from weft.systems.balls import lattice_capacity
+from weft.systems.softbody import LEGS
 
 PATTERNS = ("gingham", "stripes", "checker", "plaid")
 """Procedural cloth patterns; a ``texture`` image replaces them."""
@@ -126,14 +128,18 @@ class RigidTable(Table):
         'substeps ("baumgarte", "split").',
     )
     contact_hertz: float = Field(
-        30.0, gt=0.0, le=240.0, description='Stiffness of the soft contacts, Hz ("soft").'
+        30.0,
+        ge=1.0,
+        le=240.0,
+        description='Stiffness of the soft contacts, Hz ("soft"); below 1 Hz a contact would take longer '
+        "than a second to push back, and its coefficients lose all precision.",
     )
     damping_ratio: float = Field(
         10.0, ge=0.0, le=100.0, description='Damping of the soft contacts (1 is critical) ("soft").'
     )
     push_speed: float = Field(
         120.0,
-        gt=0.0,
+        ge=1.0,
         le=10000.0,
         description='Fastest overlapping boxes are pushed apart, px/s ("soft", "baumgarte").',
     )
@@ -365,7 +371,7 @@ class Creature(Table):
     )
     pressure: float = Field(
         0.2,
-        gt=0.0,
+        ge=0.001,
         le=1.0,
         description="Share of the area deficit pushed outward each iteration: how hard it is inflated.",
     )
@@ -380,7 +386,7 @@ class Creature(Table):
 
 BOX_LAYOUTS = ("stack", "pyramid", "list")
 
-MAX_BOXES = 20000
+MAX_BOXES = BOXES
 
 
 class Boxes(Table):
@@ -437,7 +443,11 @@ class Boxes(Table):
         description='Spin of each box of `positions`, degrees/s ("list"; default `spin`).',
     )
     density: float = Field(
-        1.0, gt=0.0, le=1000.0, description="Mass per area; 1 weighs as much as circles of the same area."
+        1.0,
+        ge=0.001,
+        le=1000.0,
+        description="Mass per area; 1 weighs as much as circles of the same area (a subnormal density "
+        "would give infinite inverse masses: 0.001 is the lightest).",
     )
     friction: float = Field(
         0.6,
@@ -504,7 +514,7 @@ class ToolsTable(Table):
         [4.0, 8.0], description="Smallest and largest radius of poured circles [min, max], px."
     )
     pour_rate: float = Field(
-        4.0, gt=0.0, le=50.0, description="Circles poured per frame while the button is held."
+        4.0, ge=0.01, le=50.0, description="Circles poured per frame while the button is held."
     )
     seed: int = Field(7, ge=0, description="Seed of the poured circles' sizes and spread.")
 
@@ -586,6 +596,39 @@ class Level(Table):
         return self
 
     @model_validator(mode="after")
+    def _fits_the_budgets(self) -> Level:
+        """Totals over all tables, so that 100 tables of the largest cloth are refused as one is not."""
+        tallies: dict[str, list[tuple[str, int]]] = {"particles": [], "threads": [], "boxes": [], "skin": []}
+        for k, cloth in enumerate(self.cloth):
+            tallies["particles"].append((f"cloth.{k}", cloth.cols * cloth.rows))
+            tallies["threads"].append((f"cloth.{k}", cloth_threads(cloth)))
+        for k, balls in enumerate(self.balls):
+            tallies["particles"].append((f"balls.{k}", len(balls.positions) or balls.count))
+        for k, creature in enumerate(self.creature):
+            tallies["particles"].append((f"creature.{k}", creature.points + 2 * len(LEGS)))
+        for k, boxes in enumerate(self.boxes):
+            tallies["boxes"].append((f"boxes.{k}", box_count(boxes)))
+        for k, body in enumerate(self.skeleton):
+            tallies["particles"].append((f"skeleton.{k}", len(body.joints)))
+            skin = body.skin
+            vertices = len(skin.vertices) or (skin.grid[0] + 1) * (skin.grid[1] + 1)
+            tallies["skin"].append((f"skeleton.{k}.skin", vertices))
+        budgets = {
+            "particles": (PARTICLES, "particles (cloth points, circles, creature and skeleton joints)"),
+            "threads": (CONSTRAINTS, "cloth threads (structural, shear and bend)"),
+            "boxes": (BOXES, "boxes"),
+            "skin": (SKIN_VERTICES, "skin mesh vertices"),
+        }
+        for kind, entries in tallies.items():
+            budget, what = budgets[kind]
+            total = 0
+            for key, count in entries:
+                total += count
+                if total > budget:
+                    raise AtKey(key, f"{too_big(total, budget, what)} (counting up to this table)")
+        return self
+
+    @model_validator(mode="after")
     def _circles_fit_the_cap(self) -> Level:
         total = sum(len(balls.positions) or balls.count for balls in self.balls)
         if total > self.world.max_circles:
@@ -594,6 +637,26 @@ class Level(Table):
                 f"expected room for the level's {total} circles, got {self.world.max_circles}",
             )
         return self
+
+
+def cloth_threads(cloth: Cloth) -> int:
+    """Distance constraints a sheet is built with (``weft.systems.cloth.build_cloth``)."""
+    cols, rows = cloth.cols, cloth.rows
+    threads = (cols - 1) * rows + cols * (rows - 1)
+    if cloth.shear:
+        threads += 2 * (cols - 1) * (rows - 1)
+    if cloth.bend:
+        threads += max(cols - 2, 0) * rows + cols * max(rows - 2, 0)
+    return threads
+
+
+def box_count(boxes: Boxes) -> int:
+    """Boxes a set is built with."""
+    if boxes.layout == "list":
+        return len(boxes.positions)
+    if boxes.layout == "pyramid":
+        return boxes.count * (boxes.count + 1) // 2
+    return boxes.count
 
 
 Spec = Cloth | Balls | Boxes | Creature | Skeleton

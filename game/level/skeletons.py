@@ -207,7 +207,7 @@ class ClipTable(Table):
     keys: list[KeyTable] = Field(min_length=1, description="Keyframes, in time order.")
     duration: float | None = Field(
         None,
-        gt=0.0,
+        ge=0.01,
         le=3600.0,
         description="Length of the loop, s; unset: the last key's time (it loops back to the first key); "
         "a clip of one key is a still pose.",

@@ -22,10 +22,13 @@ from pathlib import Path
 
 import pytiled_parser
 
+from weft.budgets import LEVEL_FILE_BYTES
+from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.problems import LevelError, Problem, file_label
 from weft.game.level.tiled_check import map_shape_problems
 from weft.game.level.tiled_objects import MapReader
 from weft.game.level.tiled_origin import TiledLevel
+from weft.named_files import FileRefused, read_text_capped
 
 TILED_SUFFIXES = (".tmj", ".json", ".tmx")
 """Files read as Tiled maps: JSON maps; a ``.tmx`` is refused with a hint to save it as JSON."""
@@ -50,13 +53,13 @@ def read_tiled(path: Path) -> TiledLevel:
             ]
         )
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LevelError([Problem(label, (), "expected a Tiled map file, got no such file")]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise LevelError([Problem(label, (), f"expected a readable UTF-8 text file, got {error}")]) from None
+        text = read_text_capped(path, LEVEL_FILE_BYTES, "a Tiled map file (JSON)", path.name)
+    except FileRefused as error:
+        raise LevelError([Problem(label, (), str(error))]) from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise LevelError([Problem(label, (), TOO_DEEP)]) from None
     except json.JSONDecodeError as error:
         raise LevelError(
             [
@@ -68,6 +71,9 @@ def read_tiled(path: Path) -> TiledLevel:
                 )
             ]
         ) from None
+    deep = too_deep(data)
+    if deep is not None:
+        raise LevelError([Problem(label, deep[:4], TOO_DEEP)])
     problems = map_shape_problems(data, label, path.parent)
     if problems:
         raise LevelError(problems)

@@ -8,13 +8,17 @@ which key of which layer or object is wrong.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from weft.budgets import EXTERNAL_FILE_BYTES
+from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.problems import Problem
+from weft.named_files import FileRefused, confined, read_text_capped
 
 Kind = tuple[Callable[[Any], bool], str]
 """A test of a JSON value, and what it expects (for messages)."""
@@ -196,22 +200,41 @@ def _key_problems(
     return problems
 
 
-MAX_EXTERNAL_BYTES = 4_000_000
-"""Largest tileset or template file a map may name: far above any real one, far below harm."""
-
-
 def _file_problems(source: Any, folder: Path, where: str, key: tuple[str | int, ...]) -> list[Problem]:
-    """A tileset or template file a map names must be a file inside the map's folder, of sensible size.
+    """A tileset or template file a map names must be a file inside the map's folder, of sensible size;
+    a template's own tileset too (pytiled_parser reads it, relative to the template).
 
     A map is data that may come from anyone: ``"source": "/dev/zero"`` must not
-    have the reader read for ever, nor ``../../`` reach outside the level.
+    have the reader read for ever, a FIFO must not block it, nor ``../../`` reach outside the level.
     """
-    target = (folder / str(source)).resolve()
-    if not isinstance(source, str) or not target.is_relative_to(folder.resolve()):
-        return [Problem(where, key, f"expected a file in the map's folder, got {source!r}")]
-    if not target.is_file() or target.stat().st_size > MAX_EXTERNAL_BYTES:
-        most = MAX_EXTERNAL_BYTES // 1_000_000
-        return [
-            Problem(where, key, f"expected a tileset or template file of at most {most} MB, got {source!r}")
-        ]
+    what = "a tileset or template file"
+    try:
+        target = confined(folder, source, what)
+        text = read_text_capped(target, EXTERNAL_FILE_BYTES, what, source)
+    except FileRefused as error:
+        return [Problem(where, key, str(error))]
+    if key[-1] != "template":
+        return []
+    try:
+        template = json.loads(text)
+    except RecursionError:
+        return [Problem(where, key, f"{TOO_DEEP} in template {source!r}")]
+    except json.JSONDecodeError as error:
+        return [Problem(where, key, f"expected a JSON template (.tj), got {source!r} ({error.msg})")]
+    if too_deep(template) is not None:
+        return [Problem(where, key, f"{TOO_DEEP} in template {source!r}")]
+    if not isinstance(template, dict) or not isinstance(template.get("object"), dict):
+        return [Problem(where, key, f'expected a template with an "object", got {source!r}')]
+    tileset = template.get("tileset")
+    if tileset is None:
+        return []
+    if not isinstance(tileset, dict) or "source" not in tileset:
+        return [Problem(where, key, f'expected the tileset of template {source!r} to have a "source"')]
+    # relative to the template, but inside the map's folder all the same (what the tileset names is not read)
+    relative = target.parent.relative_to(folder.resolve()) / str(tileset["source"])
+    try:
+        confined(folder, str(relative), what)
+        read_text_capped((folder / relative).resolve(), EXTERNAL_FILE_BYTES, what, tileset["source"])
+    except FileRefused as error:
+        return [Problem(where, (*key, "tileset", "source"), f"{error} (named by template {source!r})")]
     return []

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,6 +61,7 @@ from arcade.gl import BufferDescription
 from PIL import Image
 
 from weft.components.skinned import Skinned
+from weft.named_files import FileRefused, read_image
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import StrokeBatch, segments
 from weft.systems.draw.textures import upload_mipmaps
@@ -365,8 +367,9 @@ class SkinTextures:
     """Each skin image as a premultiplied, mipmapped texture, loaded once per path.
 
     An image that cannot be read gives None (the skin is then drawn in its
-    flat colour): the level validator reports a missing file, and drawing
-    must not crash on one.
+    flat colour): the level validator reports a missing or oversized file, and
+    drawing must not crash on one saved over it since (``weft.named_files.read_image``
+    checks the header's size before decoding).
     """
 
     def __init__(self, ctx: Context) -> None:
@@ -377,10 +380,9 @@ class SkinTextures:
         """The texture of the PNG at ``path``, or None if it cannot be read."""
         if path not in self._textures:
             try:
-                with Image.open(path) as file:
-                    # GL's first row is the bottom of a texture, where the mesh's uv v = 0 is
-                    image = file.convert("RGBA").transpose(Image.Transpose.FLIP_TOP_BOTTOM)
-            except (OSError, ValueError):
+                # GL's first row is the bottom of a texture, where the mesh's uv v = 0 is
+                image = read_image(Path(path)).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved
                 self._textures[path] = None
             else:
                 self._textures[path] = upload_mipmaps(self._ctx, premultiplied_mipmaps(image))

@@ -11,6 +11,7 @@ power-of-two tile keeps every level exactly seamless.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from weft.components import ClothLook
+from weft.named_files import FileRefused, read_image
 from weft.systems.draw.patterns import pattern_image
 
 if TYPE_CHECKING:
@@ -33,7 +35,8 @@ class ClothTextures:
     A pattern tile takes ~15 ms of numpy to weave, far too slow for a frame,
     so tiles are cached by ``(pattern, colours)``; images by path. An image
     that cannot be read falls back to the look's pattern (the level validator
-    reports a missing file; drawing must not crash on one).
+    reports a missing or oversized file; drawing must not crash on one saved
+    over it since: ``weft.named_files.read_image`` checks the header's size first).
     """
 
     def __init__(self, ctx: Context) -> None:
@@ -58,10 +61,9 @@ class ClothTextures:
     def _image(self, path: str) -> Texture2D | None:
         if path not in self._images:
             try:
-                with Image.open(path) as file:
-                    # flipped so uv (x / width, y / height) is upright with y up, as ctx.load_texture does
-                    image = file.convert("RGBA").transpose(Image.Transpose.FLIP_TOP_BOTTOM)
-            except (OSError, ValueError):
+                # flipped so uv (x / width, y / height) is upright with y up, as ctx.load_texture does
+                image = read_image(Path(path)).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved
                 self._images[path] = None
             else:
                 self._images[path] = upload_mipmaps(self._ctx, _resized_mipmaps(image))

@@ -1,0 +1,61 @@
+"""The budgets of untrusted input: how big a level, map, texture or script may be, and why.
+
+Levels, Tiled maps, textures and input scripts are shared, so they come from
+strangers. Every limit that keeps such a file from hanging the reader,
+exhausting memory or stalling the window lives here, once; the schema, the
+loader, the drawing code and ``docs/levels.md`` read these names. Each number
+is sized so that the largest level within every budget runs within 4 GB and at
+10 frames a second or more on a 2-core machine without a GPU (the figures
+measured are in ``docs/levels.md``).
+"""
+
+from __future__ import annotations
+
+LEVEL_FILE_BYTES = 16_000_000
+"""Largest level file (TOML) or Tiled map: 50000 circle positions take about 1 MB of TOML."""
+
+EXTERNAL_FILE_BYTES = 4_000_000
+"""Largest tileset or template file a map names: far above any real one, far below harm."""
+
+TEXTURE_FILE_BYTES = 64_000_000
+"""Largest image file a level names: an uncompressed 4096² RGBA PNG is 64 MiB."""
+
+TEXTURE_SIDE = 4096
+"""Widest and tallest texture, px: every GL 3.3 driver takes it (llvmpipe takes 16384)."""
+
+TEXTURE_PIXELS = 4 * 4096 * 4096
+"""Pixels of all the level's textures together: each decodes to 4 bytes a pixel and its mipmaps
+to a third more, and a skin's alpha to 8 bytes more (about 1 GB for four 4096² skins at once)."""
+
+SCRIPT_FILE_BYTES = 32_000_000
+"""Largest input script: a recording of an hour of dragging (216000 events) is about 20 MB."""
+
+SCRIPT_EVENTS = 250_000
+"""Most events a script may hold: above an hour of 60 Hz dragging; 250000 drag events are read
+and checked in about 4 s and 700 MB here (a million took 2.4 GB)."""
+
+NESTING = 64
+"""Deepest nesting of tables and lists in any input (TOML, JSON, ``--set``, Tiled groups and
+class properties): real files nest 5 or 6 deep (a Tiled group layer adds 2), and the readers
+recurse once per level, 1000 levels being Python's limit."""
+
+PARTICLES = 60_000
+"""Particles of all bodies together (cloth points, circles, creatures' and skeletons' joints):
+50000 circles (the most ``max_circles`` allows) plus a cloth of 100 × 100."""
+
+CONSTRAINTS = 250_000
+"""Distance constraints of all cloth together (structural, shear and bend threads): a 200 × 200
+sheet with shear and bend holds 238000."""
+
+BOXES = 20_000
+"""Rigid boxes of all sets together: Box2D's large pyramid is 5050."""
+
+SKIN_VERTICES = 40_000
+"""Mesh vertices of all skins together (a 128 × 128 grid is 16641)."""
+
+
+def too_big(count: int, budget: int, what: str) -> str | None:
+    """The message for ``count`` of ``what`` over ``budget``, or None within it."""
+    if count <= budget:
+        return None
+    return f"expected at most {budget} {what} in the whole level, got {count}"

@@ -1,0 +1,475 @@
+"""Levels, maps, textures and scripts from strangers: nothing hangs, crashes, exhausts memory or escapes.
+
+Each case of issue 19 as a small generated file. Whatever reads it runs in a
+subprocess bounded by a timeout and by an address-space limit, so a
+regression fails the test instead of taking the machine down; the limits are
+generous (they guard against hangs and blow-ups, they do not time anything).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from support.cli import ROOT
+
+from weft.budgets import BOXES, NESTING, PARTICLES, SCRIPT_EVENTS, TEXTURE_SIDE
+from weft.game.level import LevelError, load_level
+from weft.game.level.problems import Problem
+from weft.game.session import Session
+from weft.game.simulation import Simulation
+
+MEMORY = 3_000_000_000
+"""Bytes of address space a subprocess may take: above what Weft needs, far below any blow-up."""
+
+TIMEOUT = 120
+"""s a subprocess may take: a hang fails, a slow machine does not."""
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def weft(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``python -m weft ARGS`` headless, within ``MEMORY`` and ``TIMEOUT``."""
+    env = {**os.environ, "ARCADE_HEADLESS": "1", "PYTHONPATH": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "weft", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_limit_memory,
+    )
+
+
+def refused(result: subprocess.CompletedProcess[str], *expected: str) -> list[str]:
+    """The stderr lines of a run that failed cleanly (exit 1 or 2, no traceback), each expected
+    fragment found in some line."""
+    assert result.returncode in (1, 2), (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    for fragment in expected:
+        assert any(fragment in line for line in lines), (fragment, result.stderr)
+    return lines
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_header(width: int, height: int) -> bytes:
+    """A 57-byte PNG claiming ``width`` × ``height``: signature, IHDR, an empty IDAT, no pixels."""
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", b"") + _chunk(b"IEND", b"")
+
+
+def write_png(path: Path, width: int, height: int) -> Path:
+    """A real, tiny PNG of ``width`` × ``height`` (all pixels opaque white)."""
+    row = b"\x00" + b"\xff" * (4 * width)
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", header)
+        + _chunk(b"IDAT", zlib.compress(row * height))
+        + _chunk(b"IEND", b"")
+    )
+    return path
+
+
+SKELETON = """
+[[skeleton]]
+name = "pole"
+joints = [{ name = "a", at = [0, 0] }, { name = "b", at = [0, 80] }]
+bones = [{ name = "ab", head = "a", tail = "b" }]
+skin = { texture = "TEXTURE" }
+"""
+
+
+def problems(path: Path, *overrides: str) -> list[str]:
+    with pytest.raises(LevelError) as caught:
+        load_level(path, list(overrides))
+    lines = [str(problem) for problem in caught.value.problems]
+    assert all("\n" not in line for line in lines)
+    return lines
+
+
+# -- textures: confined, regular, sized from the header before decoding ---------------------------
+
+
+def test_a_png_header_claiming_20000_squared_is_refused_without_decoding(tmp_path: Path) -> None:
+    (tmp_path / "huge.png").write_bytes(png_header(20000, 20000))
+    level = tmp_path / "level.toml"
+    level.write_text("[[cloth]]\ntexture = 'huge.png'\n" + SKELETON.replace("TEXTURE", "huge.png"))
+    lines = refused(weft("validate", str(level)), "cloth.0.texture", "skeleton.0.skin.texture")
+    assert all(f"at most {TEXTURE_SIDE} px wide and tall" in line for line in lines)
+    assert all("400000000 pixels" in line for line in lines)  # 20000², over Pillow's own bomb limit
+    (tmp_path / "huge.png").write_bytes(png_header(12000, 12000))  # under Pillow's, over ours
+    assert all("12000 × 12000" in line for line in refused(weft("validate", str(level))))
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../outside.png", "link.png", "fifo.png", "folder.png"])
+def test_a_texture_outside_the_folder_or_not_a_regular_file_is_refused(tmp_path: Path, name: str) -> None:
+    home = tmp_path / "level"
+    home.mkdir()
+    write_png(tmp_path / "outside.png", 4, 4)
+    (home / "link.png").symlink_to(tmp_path / "outside.png")
+    os.mkfifo(home / "fifo.png")
+    (home / "folder.png").mkdir()
+    level = home / "level.toml"
+    level.write_text(f"[[cloth]]\ntexture = {json.dumps(name)}\n")
+    (line,) = refused(weft("validate", str(level)), "cloth.0.texture")
+    assert "outside" in line or "not a regular file" in line or "a folder" in line
+
+
+def test_a_small_texture_in_the_folder_is_fine_and_the_totals_are_budgeted(tmp_path: Path) -> None:
+    write_png(tmp_path / "cloth.png", 8, 8)
+    level = tmp_path / "level.toml"
+    level.write_text("[[cloth]]\ntexture = 'cloth.png'\ncols = 4\nrows = 4\n")
+    assert load_level(level).model.cloth[0].texture == "cloth.png"
+
+
+def test_a_texture_replaced_by_a_huge_one_is_drawn_as_the_pattern_not_raised(tmp_path: Path) -> None:
+    from weft.named_files import FileRefused, read_image
+
+    path = tmp_path / "t.png"
+    path.write_bytes(png_header(20000, 20000))
+    with pytest.raises(FileRefused, match="at most 4096 px"):
+        read_image(path)  # what the cloth and skin drawing call, catching FileRefused
+
+
+# -- Tiled: templates and their tilesets --------------------------------------------------------------
+
+
+def tiled_map(folder: Path, template: str) -> Path:
+    from test_tiled import shape, tiled_map  # the map builder of the Tiled tests
+
+    obj = shape(1, "box", 100, 100, 40, 40)
+    data = tiled_map([{"id": 1, "template": template, "x": 100, "y": 100}])
+    data["layers"][0]["objects"].append({**obj, "id": 2})
+    path = folder / "map.tmj"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("tileset", ["/dev/zero", "fifo.tsj", "zero.tsj", "../../etc/passwd"])
+def test_a_template_naming_a_device_fifo_or_outside_tileset_is_refused(tmp_path: Path, tileset: str) -> None:
+    os.mkfifo(tmp_path / "fifo.tsj")
+    (tmp_path / "zero.tsj").symlink_to("/dev/zero")
+    template = {"type": "template", "object": {"class": "box", "width": 40, "height": 40, "gid": 1}}
+    template["tileset"] = {"firstgid": 1, "source": tileset}
+    (tmp_path / "crate.tj").write_text(json.dumps(template))
+    path = tiled_map(tmp_path, "crate.tj")
+    refused(weft("validate", str(path)), "template.tileset.source")
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo.tj"])
+def test_a_template_that_is_a_device_or_fifo_is_refused(tmp_path: Path, source: str) -> None:
+    os.mkfifo(tmp_path / "fifo.tj")
+    path = tiled_map(tmp_path, source)
+    refused(weft("validate", str(path)), "template:")
+
+
+def test_deep_tiled_groups_and_class_properties_are_refused_not_recursed(tmp_path: Path) -> None:
+    from test_tiled import tiled_map as one_layer_map
+
+    data = one_layer_map([])
+    layer = data["layers"][0]
+    for k in range(400):  # 800 deep: json.dumps itself recurses
+        layer = {"type": "group", "name": f"g{k}", "opacity": 1, "visible": True, "layers": [layer]}
+    data["layers"] = [layer]
+    path = tmp_path / "deep.tmj"
+    path.write_text(json.dumps(data))
+    refused(weft("validate", str(path)), f"nested at most {NESTING} deep")
+    value: dict = {}
+    for _ in range(900):
+        value = {"inner": value}
+    data = one_layer_map([])
+    data["properties"] = [{"name": "x", "type": "class", "value": value}]
+    path.write_text(json.dumps(data))
+    refused(weft("validate", str(path)), f"nested at most {NESTING} deep")
+
+
+# -- nesting, budgets, numbers ----------------------------------------------------------------------
+
+
+def test_a_toml_file_nested_2000_deep_is_one_line(tmp_path: Path) -> None:
+    level = tmp_path / "deep.toml"
+    level.write_text("x = " + "[" * 2000 + "]" * 2000 + "\n")
+    refused(weft("validate", str(level)), f"nested at most {NESTING} deep")
+    level.write_text("[world]\ngravity = " + "[" * 100 + "]" * 100 + "\n")
+    (line,) = problems(level)
+    assert "world.gravity" in line and f"nested at most {NESTING} deep" in line
+
+
+def test_a_set_nested_2000_deep_is_one_line(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("")
+    result = weft("run", str(level), "--frames", "1", "--set", "world.gravity=" + "[" * 3000 + "]" * 3000)
+    refused(result, "--set world.gravity", "nested")
+    result = weft("run", str(level), "--frames", "1", "--set", "a." * 2000 + "b=1")
+    refused(result, f"nested at most {NESTING} deep")
+
+
+def test_budgets_are_summed_over_tables(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("".join(f"[[cloth]]\nname = 'c{k}'\ncols = 400\nrows = 400\n" for k in range(100)))
+    (line,) = problems(level)
+    assert f"expected at most {PARTICLES} particles" in line and "cloth.0" in line
+    level.write_text("".join(f"[[boxes]]\nname = 'b{k}'\ncount = 20000\n" for k in range(20)))
+    (line,) = problems(level)
+    assert f"expected at most {BOXES} boxes" in line and "boxes.1" in line
+
+
+@pytest.mark.parametrize(
+    "table", ["[[boxes]]\ndensity = 5e-324", "[world.rigid]\ncontact_hertz = 5e-324\ndamping_ratio = 0.0"]
+)
+def test_subnormal_values_that_would_divide_to_nonsense_are_refused(tmp_path: Path, table: str) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text(table + "\n")
+    (line,) = problems(level)
+    assert "expected a number >=" in line and "5e-324" in line
+
+
+def test_a_key_or_value_holding_a_newline_stays_on_one_line(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text('[world]\n"bad\\nkey" = 1\n[[cloth]]\npattern = "gin\\ngham"\n')
+    lines = problems(level)
+    assert len(lines) == 2 and any("bad\\nkey" in line for line in lines)
+
+
+def test_validate_of_4000_problems_is_linear(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("".join(f"[[boxes]]\nname = 'b{k}'\ncount = -1\n" for k in range(4000)))
+    started = time.perf_counter()
+    lines = refused(weft("validate", str(level)))
+    took = time.perf_counter() - started
+    assert len(lines) == 4000
+    assert took < 60, f"validate took {took:.1f} s for 4000 problems (about 2 s measured here)"
+
+
+# -- run time: clamped, never raised --------------------------------------------------------------
+
+
+def test_the_tilt_tool_clamps_gravity_into_the_schema_and_says_so(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text(
+        "[world]\ngravity = [-20000, -20000]\n[tools]\navailable = ['tilt']\nstart = 'tilt'\n"
+        "[[balls]]\ncount = 4\n"
+    )
+    session = Session(Simulation(load_level(level)))
+    session.apply({"type": "key_press", "key": "RIGHT"})
+    session.apply({"type": "mouse_drag", "x": 0.0, "y": 0.0, "dx": 300.0, "dy": 0.0, "buttons": ["left"]})
+    gx, gy = session.sim.level.model.world.gravity
+    assert -20000 <= gx <= 20000 and -20000 <= gy <= 20000
+    assert "clamped" in session.message
+    session.run(2)
+
+
+def test_a_slider_or_script_set_beyond_the_range_is_clamped_and_a_wrong_one_reported(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("[[balls]]\ncount = 4\n")
+    session = Session(Simulation(load_level(level)))
+    session.apply({"type": "set", "key": "world.iterations", "value": 10**9})
+    assert session.sim.level.model.world.iterations == 200 and "clamped to 200" in session.message
+    session.apply({"type": "set", "key": "world.gravty", "value": 1})
+    assert "did you mean 'gravity'" in session.message
+    session.run(2)
+
+
+def test_a_script_with_bad_events_is_refused_before_the_run(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("[[balls]]\ncount = 4\n")
+    script = tmp_path / "script.json"
+    events = [
+        {"frame": 0, "type": "set", "key": "world.gravty", "value": [0, 1]},
+        {"frame": 1, "type": "tool", "name": "explode"},
+        {"frame": True, "type": "key_press", "key": "SPACE"},
+        {"frame": 2, "type": "set", "key": "world.iterations", "value": "many"},
+    ]
+    script.write_text(json.dumps(events))
+    refused(weft("run", str(level), "--frames", "3", "--input", str(script)), "event 2.frame")
+    script.write_text(json.dumps([events[0], events[1], events[3]]))
+    refused(
+        weft("run", str(level), "--frames", "3", "--input", str(script)),
+        "event 0: ",
+        "event 1.name: expected a tool the level offers",
+        "event 2: ",
+    )
+
+
+def test_a_script_of_a_million_events_is_refused_by_its_length(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("")
+    script = tmp_path / "script.json"
+    event = {"frame": 0, "type": "key_press", "key": "D"}
+    script.write_text(json.dumps([event] * 1_000_000))
+    refused(weft("run", str(level), "--frames", "1", "--input", str(script)), "of at most 32 MB")
+    script.write_text(json.dumps([event] * (SCRIPT_EVENTS + 1), separators=(",", ":")))
+    result = weft("run", str(level), "--frames", "1", "--input", str(script))
+    refused(result, f"at most {SCRIPT_EVENTS} events")
+    script.write_text("[" * 5000 + "]" * 5000)
+    refused(weft("run", str(level), "--frames", "1", "--input", str(script)), "nested")
+
+
+# -- imports --------------------------------------------------------------------------------------
+
+
+SYSTEM = """
+from weft.systems.schedule import Stage, System
+
+
+class Wells(System):
+    name = "wells"
+    stage = Stage.FRAME_END
+
+    def process(self, *args, **kwargs):
+        pass
+"""
+
+
+def test_allow_import_never_imports_from_the_current_or_the_levels_folder(tmp_path: Path) -> None:
+    marker = tmp_path / "imported"
+    (tmp_path / "wells.py").write_text(f"open({str(marker)!r}, 'w').close()\n" + SYSTEM)
+    level = tmp_path / "level.toml"
+    level.write_text('[[system]]\nname = "wells:Wells"\n')
+    result = weft("run", str(level), "--frames", "1", "--allow-import", "wells", cwd=tmp_path)
+    refused(result, "could not import 'wells'")
+    assert not marker.exists()
+    assert "None" not in result.stderr
+    result = weft("run", str(level), "--frames", "1", "--allow-import", f"{tmp_path}:wells", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert marker.exists()
+
+
+# -- outputs ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "target", "expected"),
+    [
+        ("--metrics", "FOLDER", "got a folder"),
+        ("--state", "FOLDER/missing/state.json", "got no folder"),
+        ("--screenshot", "FOLDER/shot", "ending in .png"),
+        ("--metrics", "/dev/full", "device"),
+    ],
+)
+def test_every_output_mistake_is_one_line_before_the_run(
+    tmp_path: Path, option: str, target: str, expected: str
+) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("")
+    result = weft("run", str(level), "--frames", "1", option, target.replace("FOLDER", str(tmp_path)))
+    (line,) = refused(result, expected)
+    assert result.returncode == 2 and line.startswith(option)
+
+
+def test_sigterm_during_a_run_writes_the_metrics_and_state_of_the_frames_done(tmp_path: Path) -> None:
+    level = tmp_path / "level.toml"
+    level.write_text("[[balls]]\ncount = 200\n")
+    metrics, state, shot = tmp_path / "m.json", tmp_path / "s.json", tmp_path / "shot.png"
+    env = {**os.environ, "ARCADE_HEADLESS": "1", "PYTHONPATH": ""}
+    args = ["run", str(level), "--frames", "10000000", "--metrics", str(metrics), "--state", str(state)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "weft", *args, "--screenshot", str(shot)],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=_limit_memory,
+    )
+    time.sleep(10.0)  # past the imports: the handler is set before the first frame (which may compile)
+    process.terminate()
+    _, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 128 + 15, err
+    assert "Traceback" not in err and "stopped by SIGTERM" in err
+    assert json.loads(metrics.read_text())["frames"] >= 0
+    assert "bodies" in json.loads(state.read_text())
+    assert not shot.exists() and not list(tmp_path.glob(".*.partial"))
+
+
+def test_problem_lines_escape_control_characters() -> None:
+    assert str(Problem("a\nb.toml", ("k\r",), "got 'x\ny'")) == "a\\nb.toml: k\\r: got 'x\\ny'"
+
+
+def test_the_finiteness_guard_names_the_first_system_that_makes_a_nan(tmp_path: Path) -> None:
+    module = tmp_path / "poison.py"
+    module.write_text(
+        "import numpy as np\n"
+        "from weft.systems import world\n"
+        "from weft.systems.schedule import Stage, System\n\n\n"
+        "class Poison(System):\n"
+        "    name = 'poison'\n"
+        "    stage = Stage.FRAME_END\n\n"
+        "    def process(self, step):\n"
+        "        world.stores().particles.pos[0, 0] = np.nan\n"
+    )
+    level = tmp_path / "level" / "level.toml"
+    level.parent.mkdir()
+    level.write_text('[[balls]]\ncount = 4\n[[system]]\nname = "poison:Poison"\n')
+    env = {**os.environ, "ARCADE_HEADLESS": "1", "PYTHONPATH": str(tmp_path), "WEFT_CHECK_FINITE": "1"}
+    code = "import sys; from weft.game.cli import main; sys.exit(main(sys.argv[1:]))"
+    result = subprocess.run(
+        [sys.executable, "-c", code, "run", str(level), "--frames", "2", "--allow-import", "poison"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert (
+        "NonFinite: frame 0: system 'poison' left a non-finite value in particle positions" in result.stderr
+    )
+
+
+def test_hot_reload_lists_a_2000_deep_save_and_keeps_the_last_good_level(tmp_path: Path) -> None:
+    from weft.game.reload import LevelWatcher
+
+    level = tmp_path / "level.toml"
+    level.write_text("[[balls]]\ncount = 4\n")
+    watcher = LevelWatcher(level, settle=0)
+    level.write_text("[[balls]]\ncount = 4\nx = " + "[" * 2000 + "]" * 2000 + "\n")
+    os.utime(level, ns=(2_000_000_000_000, 2_000_000_000_000))
+    assert watcher.check() is None
+    (line,) = watcher.problems
+    assert f"nested at most {NESTING} deep" in line
+
+
+def test_the_picker_hashes_a_level_whose_texture_is_dev_zero_without_hanging(tmp_path: Path) -> None:
+    (tmp_path / "zero.png").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo.png")
+    level = tmp_path / "level.toml"
+    level.write_text("[[cloth]]\ntexture = 'zero.png'\n[[cloth]]\nname = 'b'\ntexture = 'fifo.png'\n")
+    code = (
+        "from pathlib import Path; from weft.game.thumbnails import content_key; "
+        f"print(content_key(Path({str(level)!r})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_limit_memory,
+    )
+    assert result.returncode == 0 and len(result.stdout.strip()) == 64, result.stderr
+
+
+def test_a_filmstrip_of_a_huge_level_is_one_sheet_of_bounded_size() -> None:
+    from PIL import Image
+
+    from weft.game.filmstrip import FILMSTRIP_PIXELS, Filmstrip
+
+    strip = Filmstrip((8192, 8192), 200)  # 200 pictures of an 8192² level: 4.5 GB at a third of their size
+    width, height = strip.sheet.size
+    assert width * height <= FILMSTRIP_PIXELS
+    strip.add("frame 1", Image.new("RGB", (64, 64)))  # each picture is shrunk into its tile as taken
+    assert strip.added == 1 and strip.sheet.size == (width, height)
