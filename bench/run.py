@@ -15,6 +15,7 @@ from typing import Any
 
 from weft.bench import balls, cloth, pyramid, skin
 from weft.bench.busy import format_busy_table, measure_busy
+from weft.bench.cold import format_cold_table, measure_cold
 from weft.bench.measure import SceneResult
 from weft.bench.table import align
 
@@ -33,9 +34,12 @@ SCENES: dict[str, Scene] = {
 """Runnable scenes: name -> function of the number of measured frames."""
 
 
-def run_scenes(names: list[str], frames: int = 240, as_json: bool = False, busy: bool = False) -> int:
+def run_scenes(
+    names: list[str], frames: int = 240, as_json: bool = False, busy: bool = False, cold: bool = False
+) -> int:
     """Run the named scenes (every runnable one when ``names`` is empty) and print the figures; with
-    ``busy``, each quiet and then with the other cores busy (``bench.busy``).
+    ``busy``, each quiet and then with the other cores busy (``bench.busy``); with ``cold``, the
+    first-start times instead (``bench.cold``: a cold ``run`` of each shipped level, then ``warmup``).
 
     Returns the exit code: 0, or 1 (with one line per problem on stderr and
     nothing run) when a name is unknown or ``frames`` < 1.
@@ -47,6 +51,14 @@ def run_scenes(names: list[str], frames: int = 240, as_json: bool = False, busy:
         for problem in problems:
             print(problem, file=sys.stderr)
         return USER_ERROR
+    if cold:
+        starts = measure_cold()
+        print(
+            json.dumps([start.as_json() for start in starts], indent=2)
+            if as_json
+            else format_cold_table(starts)
+        )
+        return 0
     chosen = list(dict.fromkeys(names)) if names else list(SCENES)
     if busy:
         pairs = [

@@ -14,8 +14,8 @@ saying how far it got; it leaves a mark in the cache folder when done, so
 The window prepares in a child process (``Preparation``), so it keeps
 drawing and answering input while numba, which holds the interpreter
 while it compiles, works elsewhere; ``run`` and ``play LEVEL`` prepare in
-their own process before the first frame, with the line on stderr (the
-level they open only: what it needs compiles, and no more).
+their own process around their first frame, with the line on stderr
+(``FirstStart``: what the level needs compiles, and no more).
 """
 
 from __future__ import annotations
@@ -88,12 +88,28 @@ def report_to(stream: TextIO) -> Callable[[int, int, str], None]:
     return report
 
 
-def prepare_unless_ready(level: Path, stream: TextIO) -> None:
-    """Unless the kernels are ready, step ``level`` alone first (what it needs compiles, and no
-    more), saying so on ``stream``."""
-    if not kernels_ready():
-        seconds = prepare_physics(report_to(stream), [level])
-        print(f"physics ready in {seconds:.0f} s (once per version of Weft)", file=stream, flush=True)
+class FirstStart:
+    """What ``run`` and ``play LEVEL`` say on a first start, around their own first frame: the kernels
+    that level needs compile there (and no more), in the process that runs it, with its own imports
+    allowed; nothing is stepped twice."""
+
+    def __init__(self, level: Path, stream: TextIO) -> None:
+        self.cold = not kernels_ready()
+        self.stream = stream
+        self._started = time.perf_counter()
+        if self.cold:
+            print(
+                f"preparing physics, first run only: compiling the kernels {level.name} needs",
+                file=stream,
+                flush=True,
+            )
+
+    def first_frame_done(self) -> None:
+        """Say how long it took (once; nothing on a ready cache)."""
+        if self.cold:
+            seconds = time.perf_counter() - self._started
+            print(f"physics ready in {seconds:.0f} s (once per version)", file=self.stream, flush=True)
+            self.cold = False
 
 
 class Preparation:

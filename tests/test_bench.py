@@ -340,3 +340,29 @@ def test_the_busy_table_shows_both_runs_and_the_ratio() -> None:
     header, row = busy.format_busy_table([busy.BusyResult(quiet, loaded, 1)]).splitlines()[:2]
     assert header.split()[:3] == ["scene", "ms", "p95"]
     assert row.split() == ["cloth", "0.500", "0.600", "0.600", "0.750", "1.25", "1.500", "2.50x"]
+
+
+def test_a_cold_start_runs_weft_with_an_empty_cache_of_its_own() -> None:
+    from weft.bench.cold import cold_start
+
+    started = cold_start(["--version"], "version")
+    assert started.ok and started.seconds > 0.0
+    failed = cold_start(["run", "no-such-level.toml", "--frames", "1"], "missing")
+    assert not failed.ok  # a failing child is reported, not raised
+
+
+def test_bench_cold_times_a_run_of_each_shipped_level_then_warmup(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from weft.bench import cold
+
+    asked = []
+    monkeypatch.setattr(
+        cold, "cold_start", lambda command, what: asked.append(command) or cold.ColdStart(what, 1.5, True)
+    )
+    assert bench_run.run_scenes([], cold=True) == 0
+    shipped = sorted(pyramid.LEVELS_DIR.glob("*.toml"))
+    assert asked[:-1] == [["run", str(path), "--frames", "1"] for path in shipped]
+    assert asked[-1] == ["warmup"]
+    table = capsys.readouterr().out
+    assert "run pyramid.toml" in table and "warmup (every shipped level)" in table

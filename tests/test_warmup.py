@@ -26,23 +26,27 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     assert warmup.kernels_ready()
 
 
-def test_a_ready_cache_is_not_prepared_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    mark = tmp_path / "prepared"
-    mark.write_text("ready\n")
-    monkeypatch.setattr(warmup, "READY_MARK", mark)
-    monkeypatch.setattr(warmup, "prepare_physics", lambda *args: pytest.fail("prepared again"))
-    warmup.prepare_unless_ready(LEVELS_DIR / "stack.toml", sys.stderr)
-
-
-def test_a_cold_run_prepares_its_own_level_only_and_leaves_the_cache_unmarked(
+def test_a_first_run_says_it_compiles_and_how_long_it_took(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(warmup, "READY_MARK", tmp_path / "prepared")
-    warmup.prepare_unless_ready(LEVELS_DIR / "stack.toml", sys.stderr)
+    first = warmup.FirstStart(LEVELS_DIR / "stack.toml", sys.stderr)
+    first.first_frame_done()
+    first.first_frame_done()
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == warmup.progress_line(0, 1, "stack.toml")
-    assert lines[-1].startswith("physics ready in ")
+    assert lines[0] == "preparing physics, first run only: compiling the kernels stack.toml needs"
+    assert len(lines) == 2 and lines[1].startswith("physics ready in ")
     assert not warmup.kernels_ready()  # the other levels' kernels may still be cold
+
+
+def test_a_ready_cache_says_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mark = tmp_path / "prepared"
+    mark.write_text("ready\n")
+    monkeypatch.setattr(warmup, "READY_MARK", mark)
+    warmup.FirstStart(LEVELS_DIR / "stack.toml", sys.stderr).first_frame_done()
+    assert capsys.readouterr().err == ""
 
 
 def test_the_progress_line_says_it_happens_once() -> None:
