@@ -158,11 +158,7 @@ def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return USER_ERROR
-    from weft.game.warmup import FirstStart
     from weft.game.window import play  # arcade only when a window is wanted
-
-    if level is not None:
-        FirstStart(Path(args.level), sys.stderr)  # the window's first frames compile: say so
 
     play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
     return 0

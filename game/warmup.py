@@ -11,11 +11,11 @@ kernels take large scenes' threaded paths inside the same compiled code),
 saying how far it got; it leaves a mark in the cache folder when done, so
 ``kernels_ready`` can tell a ready cache from a cold one without compiling.
 
-The window prepares in a child process (``Preparation``), so it keeps
+The picker prepares in a child process (``Preparation``), so it keeps
 drawing and answering input while numba, which holds the interpreter
-while it compiles, works elsewhere; ``run`` and ``play LEVEL`` prepare in
-their own process around their first frame, with the line on stderr
-(``FirstStart``: what the level needs compiles, and no more).
+while it compiles, works elsewhere; ``run`` compiles around its own first
+frame and says so on stderr when that takes long (``FirstStart``: what the
+level needs compiles, and no more).
 """
 
 from __future__ import annotations
@@ -88,28 +88,39 @@ def report_to(stream: TextIO) -> Callable[[int, int, str], None]:
     return report
 
 
+NOTICE_AFTER_S = 1.0
+"""A level's first frame that takes longer than this is compiling: ``FirstStart`` says so."""
+
+
 class FirstStart:
-    """What ``run`` and ``play LEVEL`` say on a first start, around their own first frame: the kernels
-    that level needs compile there (and no more), in the process that runs it, with its own imports
-    allowed; nothing is stepped twice."""
+    """What ``run`` says while its own first frame compiles the kernels that level
+    needs (and no more), in the process that runs it, with its own imports allowed: nothing is
+    stepped twice. A timer (a sleeping thread) prints the line once the start has taken
+    ``NOTICE_AFTER_S``, so a cached start, however it got cached, says nothing."""
 
     def __init__(self, level: Path, stream: TextIO) -> None:
-        self.cold = not kernels_ready()
         self.stream = stream
         self._started = time.perf_counter()
-        if self.cold:
-            print(
-                f"preparing physics, first run only: compiling the kernels {level.name} needs",
-                file=stream,
-                flush=True,
-            )
+        self._notice = threading.Timer(NOTICE_AFTER_S, self._say, args=(level.name,))
+        self._notice.daemon = True
+        self._said = False
+        self._notice.start()
+
+    def _say(self, name: str) -> None:
+        self._said = True
+        print(
+            f"preparing physics, first run only: compiling the kernels {name} needs",
+            file=self.stream,
+            flush=True,
+        )
 
     def first_frame_done(self) -> None:
-        """Say how long it took (once; nothing on a ready cache)."""
-        if self.cold:
+        """Stop the timer, and say how long it took if the line was printed (once)."""
+        self._notice.cancel()
+        if self._said:
             seconds = time.perf_counter() - self._started
             print(f"physics ready in {seconds:.0f} s (once per version)", file=self.stream, flush=True)
-            self.cold = False
+            self._said = False
 
 
 class Preparation:
