@@ -88,8 +88,9 @@ def report_to(stream: TextIO) -> Callable[[int, int, str], None]:
     return report
 
 
-NOTICE_AFTER_S = 1.0
-"""A level's first frame that takes longer than this is compiling: ``FirstStart`` says so."""
+NOTICE_AFTER_S = 3.0
+"""A start (building the level and its first frame) longer than this is compiling: ``FirstStart``
+says so. A cached start takes 0.3-0.5 s here, a compiling one 10 s and more."""
 
 
 class FirstStart:
