@@ -162,21 +162,20 @@ class Schedule:
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
             for system in substep_stage:
-                self._process(system, step)
+                system.process(step)
+                if finite.ENABLED:  # written out, not a helper: a call per system costs the frame
+                    finite.check_finite(system.name, step.frame)
             for iteration in range(step.iterations):
                 step.iteration = iteration
                 for system in iteration_stage:
-                    self._process(system, step)
+                    system.process(step)
+                    if finite.ENABLED:
+                        finite.check_finite(system.name, step.frame)
             for system in end_stage:
-                self._process(system, step)
-        for system in stages[Stage.FRAME_END]:
-            self._process(system, step)
-
-    @staticmethod
-    def _process(system: System, step: Step) -> None:
-        system.process(step)
-        if finite.ENABLED:
-            finite.check_finite(system.name, step.frame)
+                system.process(step)
+                if finite.ENABLED:
+                    finite.check_finite(system.name, step.frame)
+        self._run(Stage.FRAME_END, step, stages)
 
     def _without_particles(self) -> dict[Stage, list[System]]:
         """The stages without the systems that only act on particles."""
@@ -191,6 +190,8 @@ class Schedule:
         """Run the DRAW stage (from ``on_draw``, never from the physics step)."""
         self._run(Stage.DRAW, step)
 
-    def _run(self, stage: Stage, step: Step) -> None:
-        for system in self._stages[stage]:
-            self._process(system, step)
+    def _run(self, stage: Stage, step: Step, stages: dict[Stage, list[System]] | None = None) -> None:
+        for system in (self._stages if stages is None else stages)[stage]:
+            system.process(step)
+            if finite.ENABLED:
+                finite.check_finite(system.name, step.frame)
