@@ -225,3 +225,15 @@ def test_every_kernel_caches_in_the_users_folder_and_numbas_setting_is_left_as_t
     outside = [name for name, path in cached if kernels.CACHE_DIR not in path.parents]
     assert not outside, f"kernels caching outside {kernels.CACHE_DIR}: {outside}"
     assert os.environ.get("NUMBA_CACHE_DIR", "") == numba.config.CACHE_DIR
+
+
+def test_the_kernels_copies_of_enum_values_and_sizes_match_their_homes() -> None:
+    # kernels import only numpy, numba and math, so they copy a few values from components/: each
+    # copy is tied to its home here, where a change to one without the other fails
+    from weft.components import ParticleKind, rigid, skin
+    from weft.systems.kernels import bone_weights, bounds, box_contacts, grid, sweep
+
+    assert grid.CIRCLE == bounds.CIRCLE == sweep.CIRCLE == ParticleKind.CIRCLE
+    assert grid.RING == ParticleKind.RING
+    assert box_contacts.PLANES == rigid.PLANES
+    assert bone_weights.MAX_INFLUENCES == skin.MAX_INFLUENCES
