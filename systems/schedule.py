@@ -161,21 +161,12 @@ class Schedule:
         for substep in range(substeps):
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
-            for system in substep_stage:
-                system.process(step)
-                if finite.ENABLED:  # written out, not a helper: a call per system costs the frame
-                    finite.check_finite(system.name, step.frame)
+            _process(substep_stage, step)
             for iteration in range(step.iterations):
                 step.iteration = iteration
-                for system in iteration_stage:
-                    system.process(step)
-                    if finite.ENABLED:
-                        finite.check_finite(system.name, step.frame)
-            for system in end_stage:
-                system.process(step)
-                if finite.ENABLED:
-                    finite.check_finite(system.name, step.frame)
-        self._run(Stage.FRAME_END, step, stages)
+                _process(iteration_stage, step)
+            _process(end_stage, step)
+        _process(stages[Stage.FRAME_END], step)
 
     def _without_particles(self) -> dict[Stage, list[System]]:
         """The stages without the systems that only act on particles."""
@@ -190,8 +181,14 @@ class Schedule:
         """Run the DRAW stage (from ``on_draw``, never from the physics step)."""
         self._run(Stage.DRAW, step)
 
-    def _run(self, stage: Stage, step: Step, stages: dict[Stage, list[System]] | None = None) -> None:
-        for system in (self._stages if stages is None else stages)[stage]:
-            system.process(step)
-            if finite.ENABLED:
-                finite.check_finite(system.name, step.frame)
+    def _run(self, stage: Stage, step: Step) -> None:
+        _process(self._stages[stage], step)
+
+
+def _process(systems: list[System], step: Step) -> None:
+    """Run ``systems`` in order; with ``WEFT_CHECK_FINITE`` set, check the stores after each (one call
+    per stage, not per system: small frames feel a call per system)."""
+    for system in systems:
+        system.process(step)
+        if finite.ENABLED:
+            finite.check_finite(system.name, step.frame)
