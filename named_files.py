@@ -143,6 +143,14 @@ def read_image(path: Path, what: str = "an image file", shown: object = None) ->
             raise FileRefused(f"expected a readable {what}, got {shown!r} ({_one_line(error)})") from None
 
 
+def read_named_image(path: str, folder: str | None) -> Image.Image:
+    """The image a level named (absolute ``path``), read again when it is drawn: still inside the
+    level's ``folder`` (None: a body added from code without one), still a regular file, still
+    within the caps. A file swapped for a symlink to elsewhere after validation is refused here."""
+    target = confined(Path(folder), path, "a texture") if folder is not None else Path(path)
+    return read_image(target, "a texture", path)
+
+
 def _header_size(file: BinaryIO, what: str, shown: object) -> tuple[int, int]:
     try:
         with warnings.catch_warnings():

@@ -34,6 +34,9 @@ class ClothLook:
     pattern: str = "gingham"
     pattern_size: float = 52.0
     texture: str | None = None
+    """The image's absolute path, or None for the pattern."""
+    folder: str | None = None
+    """The level's folder, which ``texture`` must still lie in when it is drawn (None: no such rule)."""
     colors: tuple[tuple[int, int, int, int], ...] = ((200, 85, 61, 255), (242, 233, 220, 255))
 
 

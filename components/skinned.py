@@ -24,6 +24,8 @@ class SkinLook:
     texture: str | None
     color: tuple[int, int, int, int] = (255, 255, 255, 255)
     outline: tuple[int, int, int, int] = (40, 30, 36, 255)
+    folder: str | None = None
+    """The level's folder, which ``texture`` must still lie in when it is drawn (None: no such rule)."""
 
 
 @dataclass

@@ -18,6 +18,7 @@ import time
 import zlib
 from pathlib import Path
 
+import esper
 import pytest
 from support.cli import ROOT
 
@@ -145,6 +146,30 @@ def test_a_texture_replaced_by_a_huge_one_is_drawn_as_the_pattern_not_raised(tmp
     path.write_bytes(png_header(20000, 20000))
     with pytest.raises(FileRefused, match="at most 4096 px"):
         read_image(path)  # what the cloth and skin drawing call, catching FileRefused
+
+
+def test_a_texture_swapped_for_a_link_outside_after_validation_is_not_drawn(tmp_path: Path) -> None:
+    from weft.components import Sheet
+    from weft.named_files import FileRefused, read_named_image
+
+    folder = tmp_path / "level"
+    folder.mkdir()
+    write_png(folder / "cloth.png", 8, 8)
+    secret = write_png(tmp_path / "secret.png", 8, 8)
+    level = folder / "level.toml"
+    level.write_text("[[cloth]]\ntexture = 'cloth.png'\ncols = 4\nrows = 4\n")
+    sim = Simulation(load_level(level))
+    try:
+        with sim.physics.entered():
+            ((_, sheet),) = esper.get_component(Sheet)
+    finally:
+        sim.close()
+    look = sheet.look
+    assert read_named_image(look.texture, look.folder).size == (8, 8)
+    (folder / "cloth.png").unlink()
+    (folder / "cloth.png").symlink_to(secret)  # swapped between validation and the first draw
+    with pytest.raises(FileRefused, match="lies outside"):
+        read_named_image(look.texture, look.folder)  # what the cloth and skin textures call
 
 
 # -- Tiled: templates and their tilesets --------------------------------------------------------------

@@ -116,6 +116,7 @@ def cloth_look(table: Cloth, directory: Path) -> ClothLook:
         pattern=table.pattern,
         pattern_size=table.pattern_size,
         texture=texture,
+        folder=str(directory.resolve()) if texture else None,
         colors=tuple(rgba(c) for c in table.colors),
     )
 
@@ -286,7 +287,9 @@ def skeleton(
         joints=joints,
         bones=bones,
         mesh=mesh,
-        look=SkinLook(texture, rgba(skin.color), rgba(skin.outline_color)),
+        look=SkinLook(
+            texture, rgba(skin.color), rgba(skin.outline_color), str(directory.resolve()) if texture else None
+        ),
         probes=[names.index(name) for name in skin.probes],
         ragdoll=table.drive == "ragdoll",
         braces=[(names.index(a), names.index(b)) for a, b in table.braces],

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,7 +60,7 @@ from arcade.gl import BufferDescription
 from PIL import Image
 
 from weft.components.skinned import Skinned
-from weft.named_files import FileRefused, read_image
+from weft.named_files import FileRefused, read_named_image
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import StrokeBatch, segments
 from weft.systems.draw.textures import upload_mipmaps
@@ -277,7 +276,7 @@ class SkinMeshSystem(System):
         staging[:, 2:4] = mesh.normals
         character.motion.write(staging)
         look = skinned.look
-        texture = self._textures.texture(look.texture) if look.texture is not None else None
+        texture = self._textures.texture(look.texture, look.folder) if look.texture is not None else None
         program = self._program
         program["textured"] = texture is not None
         program["tint"] = tuple(channel / 255.0 for channel in look.color)
@@ -368,25 +367,26 @@ class SkinTextures:
 
     An image that cannot be read gives None (the skin is then drawn in its
     flat colour): the level validator reports a missing or oversized file, and
-    drawing must not crash on one saved over it since (``weft.named_files.read_image``
-    checks the header's size before decoding).
+    drawing must not crash on one saved over it since (``weft.named_files.read_named_image``
+    checks the header's size before decoding, and that the file is still in the level's folder).
     """
 
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
-        self._textures: dict[str, Texture2D | None] = {}
+        self._textures: dict[tuple[str, str | None], Texture2D | None] = {}
 
-    def texture(self, path: str) -> Texture2D | None:
-        """The texture of the PNG at ``path``, or None if it cannot be read."""
-        if path not in self._textures:
+    def texture(self, path: str, folder: str | None = None) -> Texture2D | None:
+        """The texture of the PNG at ``path`` (which must lie in ``folder``), or None if it cannot be read."""
+        key = (path, folder)
+        if key not in self._textures:
             try:
                 # GL's first row is the bottom of a texture, where the mesh's uv v = 0 is
-                image = read_image(Path(path)).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
-            except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved
-                self._textures[path] = None
+                image = read_named_image(path, folder).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved, moved out
+                self._textures[key] = None
             else:
-                self._textures[path] = upload_mipmaps(self._ctx, premultiplied_mipmaps(image))
-        return self._textures[path]
+                self._textures[key] = upload_mipmaps(self._ctx, premultiplied_mipmaps(image))
+        return self._textures[key]
 
 
 def premultiplied_mipmaps(image: Image.Image) -> list[npt.NDArray[np.uint8]]:

@@ -11,7 +11,6 @@ power-of-two tile keeps every level exactly seamless.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy.typing as npt
 from PIL import Image
 
 from weft.components import ClothLook
-from weft.named_files import FileRefused, read_image
+from weft.named_files import FileRefused, read_named_image
 from weft.systems.draw.patterns import pattern_image
 
 if TYPE_CHECKING:
@@ -42,12 +41,12 @@ class ClothTextures:
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
         self._patterns: dict[tuple[str, tuple[tuple[int, int, int, int], ...]], Texture2D] = {}
-        self._images: dict[str, Texture2D | None] = {}
+        self._images: dict[tuple[str, str | None], Texture2D | None] = {}
 
     def texture(self, look: ClothLook) -> tuple[Texture2D, bool]:
         """The texture for ``look``, and whether it is a repeating pattern (False: one image)."""
         if look.texture is not None:
-            image = self._image(look.texture)
+            image = self._image(look.texture, look.folder)
             if image is not None:
                 return image, False
         key = (look.pattern, tuple(look.colors))
@@ -58,16 +57,17 @@ class ClothTextures:
             texture = self._patterns[key] = upload_mipmaps(self._ctx, _box_mipmaps(tile), repeat=True)
         return texture, True
 
-    def _image(self, path: str) -> Texture2D | None:
-        if path not in self._images:
+    def _image(self, path: str, folder: str | None) -> Texture2D | None:
+        key = (path, folder)
+        if key not in self._images:
             try:
                 # flipped so uv (x / width, y / height) is upright with y up, as ctx.load_texture does
-                image = read_image(Path(path)).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
-            except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved
-                self._images[path] = None
+                image = read_named_image(path, folder).transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved, moved out
+                self._images[key] = None
             else:
-                self._images[path] = upload_mipmaps(self._ctx, _resized_mipmaps(image))
-        return self._images[path]
+                self._images[key] = upload_mipmaps(self._ctx, _resized_mipmaps(image))
+        return self._images[key]
 
 
 def upload_mipmaps(ctx: Context, levels: list[npt.NDArray[np.uint8]], repeat: bool = False) -> Texture2D:
