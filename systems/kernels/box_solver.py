@@ -282,6 +282,9 @@ def solve_boxes(
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
     measure_gaps(starts, batch, delta, gap)
+    # typed values, not constants: a constant argument is a type of its own (numba's Literal), and
+    # solve_pass compiled once for the biased passes and again for the relax pass (5 s each)
+    biased, unbiased, first = np.bool_(True), np.bool_(False), np.int64(0)
     for _ in range(substeps):
         for i in range(n):
             if moving[i]:
@@ -291,7 +294,7 @@ def solve_boxes(
             track_impacts(batch, body, approach, peak)
         warm_start(starts, batch, body, inverse)
         for it in range(longest):
-            solve_pass(starts, it, True, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, it, biased, h, batch, body, inverse, gap, rules)
             if spring_body >= 0:
                 pull_mouse_spring(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
@@ -306,7 +309,7 @@ def solve_boxes(
         measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            solve_pass(starts, 0, False, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, first, unbiased, h, batch, body, inverse, gap, rules)
         elif correction == SPLIT:
             push_apart(batch, delta, pos, inverse, n, slop, per_substep)
             measure_gaps(starts, batch, delta, gap)
