@@ -119,7 +119,7 @@ def collide_boxes(
                 part * middle, pairs if part else middle, pos, turn, half, margin, pair_a, pair_b, manifold
             )
     else:
-        _manifolds(0, pairs, pos, turn, half, margin, pair_a, pair_b, manifold)
+        _manifolds(np.int64(0), pairs, pos, turn, half, margin, pair_a, pair_b, manifold)
     for p in range(pairs):
         start[bodies + p] = count
         a = pair_a[p]
@@ -209,8 +209,8 @@ def warm_from_last(
             )  # fmt: skip
     else:
         _warm_groups(
-            0, groups, start, last_start, c_key, last_key, last_normal, last_tangent, c_normal_impulse,
-            c_tangent_impulse,
+            np.int64(0), groups, start, last_start, c_key, last_key, last_normal, last_tangent,
+            c_normal_impulse, c_tangent_impulse,
         )  # fmt: skip
 
 
@@ -256,7 +256,7 @@ def warm_from_table(
                 part * middle, count if part else middle, c_key, table, c_normal_impulse, c_tangent_impulse
             )
     else:
-        _warm_impulses(0, count, c_key, table, c_normal_impulse, c_tangent_impulse)
+        _warm_impulses(np.int64(0), count, c_key, table, c_normal_impulse, c_tangent_impulse)
 
 
 @numba.njit(cache=True)
@@ -325,7 +325,7 @@ def remember_impulses(
     """
     if c_key.shape[0] >= 2 * PARALLEL_PAIRS:
         for half in numba.prange(2):
-            _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)
+            _remember_half(np.int64(half), c_key, c_normal_impulse, c_tangent_impulse, table)
     else:
         for half in range(2):
             _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)

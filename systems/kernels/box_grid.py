@@ -123,7 +123,7 @@ def box_pairs(
         reach[i, 0], reach[i, 1] = extent(turn[i, 0], turn[i, 1], half[i, 0], half[i, 1])
     capacity = pair_a.shape[0]
     if n < PARALLEL_BOXES:
-        count = 0
+        count = np.int64(0)
         for i in range(n):
             count += _pairs_of(
                 i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, count
@@ -132,15 +132,16 @@ def box_pairs(
     first = np.zeros(n + 1, dtype=np.int64)
     for i in numba.prange(n):
         first[i + 1] = _pairs_of(
-            i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, capacity
-        )
+            np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b,
+            capacity,
+        )  # fmt: skip
     for i in range(n):
         first[i + 1] += first[i]
     count = first[n]
     if count <= capacity:
         for i in numba.prange(n):
             _pairs_of(
-                i,
+                np.int64(i),
                 pos,
                 reach,
                 moving,

@@ -199,7 +199,7 @@ def step_boxes(
                 part * middle, found if part else middle, key, normal_impulse, tangent_impulse, points
             )
     else:
-        _keep_points(0, found, key, normal_impulse, tangent_impulse, points)
+        _keep_points(np.int64(0), found, key, normal_impulse, tangent_impulse, points)
     for g in range(groups + 1):
         last_start[g] = start[g]
     return STEPPED, found
