@@ -100,5 +100,7 @@ try:
         threads,
         verlet,
     )
+
+    threads.make_twins()
 finally:
     numba.config.CACHE_DIR = _host_cache_dir

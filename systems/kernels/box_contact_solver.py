@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import LANES, SEAM
 from weft.systems.kernels.box_softness import softness
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.threads import kernel_with_threads
 
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
@@ -51,7 +51,7 @@ Rules = tuple[int, float, float, float]
 ``share`` is the part of the overlap Baumgarte or the split step takes each substep (``solve_boxes``)."""
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def measure_gaps(
     starts: npt.NDArray[np.int64],
     batch: Batches,
@@ -370,7 +370,7 @@ def _solve(
             _keep(body, lane_a[t, lane], lane_b[t, lane], state)
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def warm_start(
     starts: npt.NDArray[np.int64],
     batch: Batches,
@@ -426,7 +426,7 @@ def two_sides(starts: npt.NDArray[np.int64]) -> bool:
     return starts[1] > starts[0] and starts[2] > starts[1]
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def solve_pass(
     starts: npt.NDArray[np.int64],
     it: int,
@@ -455,9 +455,10 @@ def lane_softness(hertz: float, zeta: float, h: float) -> tuple[float, float]:
     return rate, impulse_scale / mass_scale
 
 
-@numba.njit(cache=True, inline="always")
-def prepare_manifold(
-    j: int,
+@numba.njit(cache=True)
+def prepare_manifolds(
+    first: int,
+    last: int,
     n: int,
     iterations: int,
     stiffness: tuple[float, float, float, float, float],
@@ -487,77 +488,81 @@ def prepare_manifold(
     impulse: npt.NDArray[np.float64],
     slot: npt.NDArray[np.int64],
 ) -> None:
-    """Manifold ``j`` into its batch and lane: bodies, passes, friction, and each point's constants.
-    ``stiffness`` is the contact hertz, then ``lane_softness`` at twice it (against what never
-    moves) and at it (between boxes of like mass): made once a call, not once a manifold.
+    """Manifolds ``[first, last)`` into their batches and lanes: bodies, passes, friction, and each
+    point's constants. ``stiffness`` is the contact hertz, then ``lane_softness`` at twice it
+    (against what never moves) and at it (between boxes of like mass): made once a call, not once a
+    manifold.
 
-    The arrays come one by one, not bundled as ``Batches``: bundled, this
-    loop (inlined into the step's parallel code) cost 35 µs more a frame
-    for the 55-box pyramid, a fifth of its step.
+    The arrays come one by one, not bundled as ``Batches`` (bundled, this
+    loop cost 35 µs more a frame for the 55-box pyramid, a fifth of its
+    step), and the loop is here, not around a call per manifold: inlined
+    into a loop, a function of arrays takes a reference to each of them at
+    every turn (two atomic operations an array: 30 µs a frame).
     """
-    t = batch_of[j]
-    lane = lane_of[j]
-    a = m_a[j]
-    b = m_b[j]
-    lane_a[t, lane] = a
-    lane_b[t, lane] = b
-    count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
-    passes[t, lane] = count if count > 0 else iterations
-    mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
-    for p in range(m_points[j]):
-        k = m_first[j] + p
-        slot[k, 0] = t
-        slot[k, 1] = p
-        slot[k, 2] = lane
-        nx = c_normal[k, 0]
-        ny = c_normal[k, 1]
-        rax = c_point[k, 0] - pos[a, 0]
-        ray = c_point[k, 1] - pos[a, 1]
-        # the walls' anchor is the point itself (their "centre" is the origin, and they never turn)
-        rbx = c_point[k, 0] - (pos[b, 0] if b < n else 0.0)
-        rby = c_point[k, 1] - (pos[b, 1] if b < n else 0.0)
-        rna = rax * ny - ray * nx
-        rnb = rbx * ny - rby * nx
-        rta = -rax * nx - ray * ny  # r × t with t = (n.y, -n.x)
-        rtb = -rbx * nx - rby * ny
-        k_n = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rna * rna + inverse[b, 1] * rnb * rnb
-        k_t = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rta * rta + inverse[b, 1] * rtb * rtb
-        con[t, p, NX, lane] = nx
-        con[t, p, NY, lane] = ny
-        con[t, p, RNA, lane] = rna
-        con[t, p, RNB, lane] = rnb
-        con[t, p, RTA, lane] = rta
-        con[t, p, RTB, lane] = rtb
-        con[t, p, NORMAL_K, lane] = k_n
-        con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
-        con[t, p, BASE, lane] = c_separation[k] + (rtb - rta)
-        impulse[t, p, 0, lane] = c_normal_impulse[k]
-        impulse[t, p, 1, lane] = c_tangent_impulse[k]
-    for p in range(m_points[j], 2):
-        # no second point (the kept plan may have had one here): no constants, nothing owed
-        for field in range(FIELDS):  # element by element: the batches come in a tuple (solve_boxes)
-            con[t, p, field, lane] = 0.0
-        impulse[t, p, 0, lane] = 0.0
-        impulse[t, p, 1, lane] = 0.0
-    # twice as stiff against what never moves (Box2D v3); between two boxes of very different mass,
-    # as stiff as for the heavier one's: the lighter sets the pair's effective mass, and a heavy box
-    # sagged into a light one 3.5 px at a mass ratio of 100 (Box2D v3 too)
     hertz, fixed_rate, fixed_gamma, free_rate, free_gamma = stiffness
-    rate = free_rate
-    gamma = free_gamma
-    if inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0:
-        rate = fixed_rate
-        gamma = fixed_gamma
-    else:
-        ratio = max(inverse[a, 0], inverse[b, 0]) / min(inverse[a, 0], inverse[b, 0])
-        if ratio > FREE_RATIO:
-            rate, gamma = lane_softness(hertz * math.sqrt(ratio / FREE_RATIO), zeta, h)
-    soft[t, 0, lane] = rate
-    soft[t, 1, lane] = gamma
-    con[t, 0, CROSS_K, lane] = (inverse[a, 0] + inverse[b, 0]) + (
-        inverse[a, 1] * con[t, 0, RNA, lane] * con[t, 1, RNA, lane]
-        + inverse[b, 1] * con[t, 0, RNB, lane] * con[t, 1, RNB, lane]
-    )  # a second point's anchors are zero when there is none
+    for j in range(first, last):
+        t = batch_of[j]
+        lane = lane_of[j]
+        a = m_a[j]
+        b = m_b[j]
+        lane_a[t, lane] = a
+        lane_b[t, lane] = b
+        count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
+        passes[t, lane] = count if count > 0 else iterations
+        mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
+        for p in range(m_points[j]):
+            k = m_first[j] + p
+            slot[k, 0] = t
+            slot[k, 1] = p
+            slot[k, 2] = lane
+            nx = c_normal[k, 0]
+            ny = c_normal[k, 1]
+            rax = c_point[k, 0] - pos[a, 0]
+            ray = c_point[k, 1] - pos[a, 1]
+            # the walls' anchor is the point itself (their "centre" is the origin, and they never turn)
+            rbx = c_point[k, 0] - (pos[b, 0] if b < n else 0.0)
+            rby = c_point[k, 1] - (pos[b, 1] if b < n else 0.0)
+            rna = rax * ny - ray * nx
+            rnb = rbx * ny - rby * nx
+            rta = -rax * nx - ray * ny  # r × t with t = (n.y, -n.x)
+            rtb = -rbx * nx - rby * ny
+            k_n = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rna * rna + inverse[b, 1] * rnb * rnb
+            k_t = inverse[a, 0] + inverse[b, 0] + inverse[a, 1] * rta * rta + inverse[b, 1] * rtb * rtb
+            con[t, p, NX, lane] = nx
+            con[t, p, NY, lane] = ny
+            con[t, p, RNA, lane] = rna
+            con[t, p, RNB, lane] = rnb
+            con[t, p, RTA, lane] = rta
+            con[t, p, RTB, lane] = rtb
+            con[t, p, NORMAL_K, lane] = k_n
+            con[t, p, TANGENT_MASS, lane] = 1.0 / k_t if k_t > 0.0 else 0.0
+            con[t, p, BASE, lane] = c_separation[k] + (rtb - rta)
+            impulse[t, p, 0, lane] = c_normal_impulse[k]
+            impulse[t, p, 1, lane] = c_tangent_impulse[k]
+        for p in range(m_points[j], 2):
+            # no second point (the kept plan may have had one here): no constants, nothing owed
+            for field in range(FIELDS):  # element by element: the batches come in a tuple (solve_boxes)
+                con[t, p, field, lane] = 0.0
+            impulse[t, p, 0, lane] = 0.0
+            impulse[t, p, 1, lane] = 0.0
+        # twice as stiff against what never moves (Box2D v3); between two boxes of very different mass,
+        # as stiff as for the heavier one's: the lighter sets the pair's effective mass, and a heavy box
+        # sagged into a light one 3.5 px at a mass ratio of 100 (Box2D v3 too)
+        rate = free_rate
+        gamma = free_gamma
+        if inverse[a, 0] == 0.0 or inverse[b, 0] == 0.0:
+            rate = fixed_rate
+            gamma = fixed_gamma
+        else:
+            ratio = max(inverse[a, 0], inverse[b, 0]) / min(inverse[a, 0], inverse[b, 0])
+            if ratio > FREE_RATIO:
+                rate, gamma = lane_softness(hertz * math.sqrt(ratio / FREE_RATIO), zeta, h)
+        soft[t, 0, lane] = rate
+        soft[t, 1, lane] = gamma
+        con[t, 0, CROSS_K, lane] = (inverse[a, 0] + inverse[b, 0]) + (
+            inverse[a, 1] * con[t, 0, RNA, lane] * con[t, 1, RNA, lane]
+            + inverse[b, 1] * con[t, 0, RNB, lane] * con[t, 1, RNB, lane]
+        )  # a second point's anchors are zero when there is none
 
 
 RESTITUTION_SPEED = 40.0

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_manifold import FEATURES, box_box, box_plane
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.threads import kernel_with_threads
 
 PLANES = 4
 """The walls: floor, ceiling, left, right (bodies ``-1`` to ``-4`` in a point's ``c_b``)."""
@@ -38,7 +38,7 @@ def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
     return ((a * (bodies + PLANES)) + (b + PLANES)) * FEATURES + feature
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def collide_boxes(
     pos: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
@@ -184,7 +184,7 @@ def _manifolds(
         manifold[p, 10] = f1
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def warm_from_last(
     start: npt.NDArray[np.int64],
     last_start: npt.NDArray[np.int64],
@@ -239,7 +239,7 @@ def _warm_groups(
                     break
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def warm_from_table(
     c_key: npt.NDArray[np.int64],
     table: npt.NDArray[np.float64],
@@ -308,7 +308,7 @@ def table_size(points: int) -> int:
     return max(64, 1 << math.ceil(math.log2(2 * points + 1)))
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def remember_impulses(
     c_key: npt.NDArray[np.int64],
     c_normal_impulse: npt.NDArray[np.float64],

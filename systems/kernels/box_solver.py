@@ -69,7 +69,7 @@ from weft.systems.kernels.box_contact_solver import (
     apply_restitution,
     lane_softness,
     measure_gaps,
-    prepare_manifold,
+    prepare_manifolds,
     prepare_restitution,
     push_apart,
     solve_pass,
@@ -78,7 +78,7 @@ from weft.systems.kernels.box_contact_solver import (
     two_sides,
     warm_start,
 )
-from weft.systems.kernels.box_integrate import MAX_TURN, integrate_box
+from weft.systems.kernels.box_integrate import MAX_TURN, integrate_boxes
 from weft.systems.kernels.box_memory import (
     carve_batches,
     carve_bodies,
@@ -88,7 +88,7 @@ from weft.systems.kernels.box_memory import (
     work_sizes,
 )
 from weft.systems.kernels.box_mouse import pull_mouse_spring
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.threads import kernel_with_threads
 
 
 @numba.njit(cache=True)
@@ -151,7 +151,7 @@ def still(delta: npt.NDArray[np.float64]) -> None:
     delta[:, 2] = 1.0
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def solve_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -247,20 +247,23 @@ def solve_boxes(
         *lane_softness(2.0 * contact_hertz, damping_ratio, h),
         *lane_softness(contact_hertz, damping_ratio, h),
     )
+    # each manifold into its lane: two halves at once when both sides have batches
     if two_sides(starts):
-        for j in numba.prange(manifolds):
-            prepare_manifold(
-                j, n, iterations, stiffness, damping_ratio, h, pos, friction, body_iterations, inverse,
-                c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
-                m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
+        middle = manifolds // 2
+        for part in numba.prange(2):
+            prepare_manifolds(
+                part * middle, manifolds if part else middle, n, iterations, stiffness, damping_ratio, h,
+                pos, friction, body_iterations, inverse, c_point, c_normal, c_separation, c_normal_impulse,
+                c_tangent_impulse, m_a, m_b, m_first, m_points, batch_of, lane_of, lane_a, lane_b, passes, mu,
+                soft, con, impulse, slot,
             )  # fmt: skip
     else:
-        for j in range(manifolds):
-            prepare_manifold(
-                j, n, iterations, stiffness, damping_ratio, h, pos, friction, body_iterations, inverse,
-                c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
-                m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
-            )  # fmt: skip
+        prepare_manifolds(
+            np.int64(0), manifolds, n, iterations, stiffness, damping_ratio, h, pos, friction,
+            body_iterations, inverse, c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse,
+            m_a, m_b, m_first, m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse,
+            slot,
+        )  # fmt: skip
     batch = (lane_a, lane_b, passes, most, mu, soft, con, impulse)
     bouncy = False
     for i in range(n):
@@ -299,13 +302,13 @@ def solve_boxes(
                 pull_mouse_spring(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
         if two_sides(starts):
-            for i in numba.prange(n + 1):
-                if i == n or moving[i]:
-                    integrate_box(i, n, h, limit, body, delta, pos, angle)
+            middle = (n + 1) // 2
+            for part in numba.prange(2):
+                integrate_boxes(
+                    part * middle, n + 1 if part else middle, n, h, limit, moving, body, delta, pos, angle
+                )
         else:
-            for i in range(n + 1):
-                if i == n or moving[i]:
-                    integrate_box(i, n, h, limit, body, delta, pos, angle)
+            integrate_boxes(np.int64(0), n + 1, n, h, limit, moving, body, delta, pos, angle)
         measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities

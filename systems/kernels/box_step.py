@@ -24,7 +24,7 @@ from weft.systems.kernels.box_contacts import (
 )
 from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
 from weft.systems.kernels.box_solver import solve_boxes
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.threads import kernel_with_threads
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
 """What ``step_boxes`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs
@@ -89,7 +89,7 @@ Settings = tuple[float, float, float, float, float, int, int, int, float, float,
 contact_hertz, damping_ratio, push_speed)``, as ``solve_boxes`` takes them."""
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def step_boxes(
     n: int,
     bodies: Bodies,
