@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.worlds import simulate
 
+from weft.systems.kernels import threads
 from weft.systems.kernels.box_batches import (
     LANES,
     PARTS,
@@ -131,6 +132,14 @@ def run_pyramid(threads: int) -> str:
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one thread only: nothing to compare")
 def test_a_large_pyramid_gives_the_same_state_on_one_thread_as_on_two() -> None:
     assert run_pyramid(1) == run_pyramid(2)
+
+
+def test_a_large_pyramid_gives_the_same_state_with_the_kernels_one_thread_twins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threaded = run_pyramid(1)
+    monkeypatch.setattr(threads, "THREADED_FROM", 10**9)  # every scene small: the twins run it
+    assert run_pyramid(1) == threaded
 
 
 TUMBLING = """

@@ -237,3 +237,33 @@ def test_the_kernels_copies_of_enum_values_and_sizes_match_their_homes() -> None
     assert grid.RING == ParticleKind.RING
     assert box_contacts.PLANES == rigid.PLANES
     assert bone_weights.MAX_INFLUENCES == skin.MAX_INFLUENCES
+
+
+def test_only_kernels_with_threads_call_kernels_with_threads_and_their_twins_call_twins() -> None:
+    # the one-thread twin of a kernel is its code with each callee with threads swapped for that
+    # callee's twin: a kernel without threads calling one with would pull threads into the twins
+    import importlib
+    import pkgutil
+
+    import numba
+
+    import weft.systems.kernels as kernels
+    from weft.systems.kernels.threads import has_threads, one_thread
+
+    threaded = []
+    for module in pkgutil.iter_modules(kernels.__path__):
+        found = importlib.import_module(f"weft.systems.kernels.{module.name}")
+        for value in vars(found).values():
+            if isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == found.__name__:
+                func = value.py_func
+                callees = [func.__globals__.get(name) for name in func.__code__.co_names]
+                if not has_threads(value):
+                    assert not any(has_threads(c) for c in callees), (
+                        f"{func.__name__} calls a kernel with threads"
+                    )
+                    continue
+                threaded.append(func.__name__)
+                twin = one_thread(value).py_func
+                assert not any(has_threads(twin.__globals__.get(name)) for name in twin.__code__.co_names)
+                assert kernels.CACHE_DIR in Path(one_thread(value)._cache._cache_path).parents
+    assert {"step_boxes", "solve_boxes", "solve_pass", "box_pairs"} <= set(threaded)
