@@ -4,7 +4,10 @@ numba compiles (or loads from its cache) a kernel on its first call: about
 a quarter of a second for the set, which would land in the first frame's
 physics time and make the first cut of a session stutter. Calling each
 kernel once on tiny arrays of the dtypes the systems pass moves that cost
-to start-up.
+to start-up, once the cache holds them all (``weft warmup`` marked it,
+``READY_MARK``). Before that, loading would be compiling (5 s here), most
+of it for kinds of bodies a level may not have: the first frame then
+compiles what the level needs, and no more.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import functools
 
 import numpy as np
 
+from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.collide import collide_pairs
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
@@ -28,7 +32,10 @@ from weft.systems.kernels.verlet import integrate
 
 @functools.cache
 def warm_kernels() -> None:
-    """Call every kernel once (the first call per process does the work; later calls return at once)."""
+    """Call every kernel once when they are all cached (the first call per process does the work;
+    later calls return at once)."""
+    if not READY_MARK.exists():
+        return
     pos = np.array([[0.0, 0.0], [10.0, 0.0]])
     prev = pos.copy()
     inv_mass = np.ones(2)

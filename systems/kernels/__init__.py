@@ -65,6 +65,9 @@ def _base() -> Path:
 
 CACHE_DIR = cache_folder(Path(__file__).resolve().parent, _base())
 """Where numba keeps this copy's compiled kernels."""
+READY_MARK = CACHE_DIR / "prepared"
+"""Written once every shipped level has stepped with this cache folder (``weft warmup``): every
+kernel is compiled and cached."""
 
 _host_cache_dir = numba.config.CACHE_DIR
 numba.config.CACHE_DIR = str(CACHE_DIR)
