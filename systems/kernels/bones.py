@@ -68,7 +68,9 @@ def pose_from_local(
     for k in range(parent.shape[0]):
         p = parent[k]
         if p < 0:
-            out[k, :, :] = local[k]
+            for row in range(2):  # element by element: see box_batches.keep_plan
+                for column in range(3):
+                    out[k, row, column] = local[k, row, column]
         else:
             compose_frame(out[p], local[k], out[k])
 

@@ -210,7 +210,8 @@ def keep_plan(
     header[BODIES] = bodies
     header[MANIFOLDS] = m_a.shape[0]
     header[BATCHES] = starts[PARTS]
-    header[STARTS : STARTS + PARTS + 1] = starts
+    for k in range(PARTS + 1):  # element by element: an array assigned to a slice compiles numba's
+        header[STARTS + k] = starts[k]  # broadcasting and its error messages (1.6 s of a first start)
     for j in range(m_a.shape[0]):
         key_a[j] = body_key(m_a[j], fixed)
         key_b[j] = body_key(m_b[j], fixed)
