@@ -28,7 +28,7 @@ from weft.components import Stores
 from weft.systems.kernels.box_batches import SPLIT_FROM
 from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
-from weft.systems.kernels.threads import THREADED_FROM
+from weft.systems.kernels.jit import THREADED_FROM
 
 KEPT_FRAMES = 15
 """Frames of the count in use whose median a trial is compared with."""

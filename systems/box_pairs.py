@@ -13,7 +13,7 @@ from weft.components import BoxGrid, RigidStore
 from weft.systems.kernels.box_grid import box_pairs
 from weft.systems.kernels.box_sleep import wake_touched
 from weft.systems.kernels.grid import bin_points
-from weft.systems.kernels.threads import for_boxes
+from weft.systems.kernels.jit import for_boxes
 
 IntArray = npt.NDArray[np.int64]
 

@@ -28,7 +28,7 @@ from weft.systems.kernels.box_mouse import (
 )
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island
 from weft.systems.kernels.box_step import ASLEEP, GROW, RELIST, step_boxes
-from weft.systems.kernels.threads import for_boxes
+from weft.systems.kernels.jit import for_boxes
 from weft.systems.schedule import Stage, Step, System
 from weft.systems.world import by_entity
 

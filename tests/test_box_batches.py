@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.worlds import simulate
 
-from weft.systems.kernels import threads
+from weft.systems.kernels import jit
 from weft.systems.kernels.box_batches import (
     LANES,
     PARTS,
@@ -138,7 +138,7 @@ def test_a_large_pyramid_gives_the_same_state_with_the_kernels_one_thread_twins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     threaded = run_pyramid(1)
-    monkeypatch.setattr(threads, "THREADED_FROM", 10**9)  # every scene small: the twins run it
+    monkeypatch.setattr(jit, "THREADED_FROM", 10**9)  # every scene small: the twins run it
     assert run_pyramid(1) == threaded
 
 

@@ -248,7 +248,7 @@ def test_only_kernels_with_threads_call_kernels_with_threads_and_their_twins_cal
     import numba
 
     import weft.systems.kernels as kernels
-    from weft.systems.kernels.threads import has_threads, one_thread
+    from weft.systems.kernels.jit import has_threads, one_thread
 
     threaded = []
     for module in pkgutil.iter_modules(kernels.__path__):

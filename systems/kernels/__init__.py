@@ -93,6 +93,7 @@ try:
         distance,
         fields,
         grid,
+        jit,
         joint_limits,
         measure,
         pins,
@@ -100,10 +101,9 @@ try:
         softbody,
         sweep,
         tear,
-        threads,
         verlet,
     )
 
-    threads.make_twins()
+    jit.make_twins()
 finally:
     numba.config.CACHE_DIR = _host_cache_dir

@@ -30,6 +30,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 LANES = 4
 """Manifolds per batch."""
 
@@ -164,13 +166,13 @@ def pack_batches(
     return starts
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def body_key(body: int, fixed: npt.NDArray[np.bool_]) -> int:
     """A body and whether it is fixed, as one integer (a packing holds only for the same of both)."""
     return 2 * body + (1 if fixed[body] else 0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def plan_holds(
     header: npt.NDArray[np.int64],
     key_a: npt.NDArray[np.int64],
@@ -192,7 +194,7 @@ def plan_holds(
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def keep_plan(
     header: npt.NDArray[np.int64],
     key_a: npt.NDArray[np.int64],

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import LANES, SEAM
 from weft.systems.kernels.box_softness import softness
-from weft.systems.kernels.threads import kernel_with_threads
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
@@ -51,7 +51,7 @@ Rules = tuple[int, float, float, float]
 ``share`` is the part of the overlap Baumgarte or the split step takes each substep (``solve_boxes``)."""
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def measure_gaps(
     starts: npt.NDArray[np.int64],
     batch: Batches,
@@ -69,7 +69,7 @@ def measure_gaps(
         _measure_range(np.int64(0), count, batch, delta, gap)  # typed: see solve_boxes
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _measure_range(
     first: int, last: int, batch: Batches, delta: npt.NDArray[np.float64], gap: npt.NDArray[np.float64]
 ) -> None:
@@ -81,7 +81,7 @@ def _measure_range(
                 gap[t, p, lane] = _gap(con, delta, t, p, lane, lane_a[t, lane], lane_b[t, lane])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _gap(
     con: npt.NDArray[np.float64], delta: npt.NDArray[np.float64], t: int, p: int, lane: int, a: int, b: int
 ) -> float:
@@ -99,7 +99,7 @@ def _gap(
     return moved + (turned_b - turned_a) + con[t, p, BASE, lane]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _bodies(
     body: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64], a: int, b: int
 ) -> tuple[float, float, float, float, float, float, float, float, float, float]:
@@ -118,7 +118,7 @@ def _bodies(
     )
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _keep(
     body: npt.NDArray[np.float64],
     a: int,
@@ -134,7 +134,7 @@ def _keep(
     body[b, 2] = state[5]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _target(
     s: float,
     soft: tuple[float, float],
@@ -178,7 +178,7 @@ MAX_CONDITION = 1000.0
 bound): two points closer than that are solved one after the other."""
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _normals(
     state: tuple[float, float, float, float, float, float, float, float, float, float],
     con: npt.NDArray[np.float64],
@@ -202,7 +202,7 @@ def _normals(
     return _block(state, con, impulse, t, lane, b0, g0, use0, b1, g1, use1)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _block(
     state: tuple[float, float, float, float, float, float, float, float, float, float],
     con: npt.NDArray[np.float64],
@@ -291,7 +291,7 @@ def _block(
     return vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _friction(
     state: tuple[float, float, float, float, float, float, float, float, float, float],
     con: npt.NDArray[np.float64],
@@ -324,7 +324,7 @@ def _friction(
     return vax, vay, wa, vbx, vby, wb, ma, ia, mb, ib
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _solve(
     first: int,
     last: int,
@@ -370,7 +370,7 @@ def _solve(
             _keep(body, lane_a[t, lane], lane_b[t, lane], state)
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def warm_start(
     starts: npt.NDArray[np.int64],
     batch: Batches,
@@ -386,7 +386,7 @@ def warm_start(
     _warm_start_range(starts[SEAM], starts[SEAM + 1], batch, body, inverse)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _warm_start_range(
     first: int, last: int, batch: Batches, body: npt.NDArray[np.float64], inverse: npt.NDArray[np.float64]
 ) -> None:
@@ -420,13 +420,13 @@ def _warm_start_range(
             body[b, 2] += inverse[b, 1] * turn_b
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def two_sides(starts: npt.NDArray[np.int64]) -> bool:
     """Whether both sides have batches (then they run on two threads)."""
     return starts[1] > starts[0] and starts[2] > starts[1]
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def solve_pass(
     starts: npt.NDArray[np.int64],
     it: int,
@@ -447,7 +447,7 @@ def solve_pass(
     _solve(starts[SEAM], starts[SEAM + 1], it, use_bias, h, batch, body, inverse, gap, rules)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def lane_softness(hertz: float, zeta: float, h: float) -> tuple[float, float]:
     """A lane's soft contact as the solver reads it: the bias rate and ``γ`` (impulse scale over mass
     scale) of a spring of ``hertz`` (``softness``)."""
@@ -455,7 +455,7 @@ def lane_softness(hertz: float, zeta: float, h: float) -> tuple[float, float]:
     return rate, impulse_scale / mass_scale
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def prepare_manifolds(
     first: int,
     last: int,
@@ -570,7 +570,7 @@ RESTITUTION_SPEED = 40.0
 on a bouncy floor, would otherwise jitter for ever."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def prepare_restitution(
     restitution: npt.NDArray[np.float64],
     n: int,
@@ -592,7 +592,7 @@ def prepare_restitution(
         bounce[batch_of[j], lane_of[j]] = max(restitution[a], restitution[b]) if b < n else restitution[a]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def track_impacts(
     batch: Batches,
     body: npt.NDArray[np.float64],
@@ -617,7 +617,7 @@ def track_impacts(
                 )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def track_peaks(batch: Batches, peak: npt.NDArray[np.float64]) -> None:
     """After a substep: the largest normal impulse each point has carried (zero: it never touched)."""
     impulse = batch[7]
@@ -627,7 +627,7 @@ def track_peaks(batch: Batches, peak: npt.NDArray[np.float64]) -> None:
                 peak[t, p, lane] = max(peak[t, p, lane], impulse[t, p, 0, lane])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def apply_restitution(
     batch: Batches,
     body: npt.NDArray[np.float64],
@@ -659,7 +659,7 @@ def apply_restitution(
             _keep(body, a, b, state)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def push_apart(
     batch: Batches,
     delta: npt.NDArray[np.float64],

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_manifold import FEATURES, box_box, box_plane
-from weft.systems.kernels.threads import kernel_with_threads
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 PLANES = 4
 """The walls: floor, ceiling, left, right (bodies ``-1`` to ``-4`` in a point's ``c_b``)."""
@@ -32,13 +32,13 @@ MANIFOLD_COLUMNS = 11
 normal, then each of two points' x, y, separation and feature."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
     """One integer naming a contact point across steps: its two bodies (walls below zero) and feature."""
     return ((a * (bodies + PLANES)) + (b + PLANES)) * FEATURES + feature
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def collide_boxes(
     pos: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
@@ -139,7 +139,7 @@ def collide_boxes(
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _manifolds(
     first: int,
     last: int,
@@ -214,7 +214,7 @@ def warm_from_last(
         )  # fmt: skip
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _warm_groups(
     first: int,
     last: int,
@@ -259,7 +259,7 @@ def warm_from_table(
         _warm_impulses(np.int64(0), count, c_key, table, c_normal_impulse, c_tangent_impulse)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _warm_impulses(
     first: int,
     last: int,
@@ -287,13 +287,13 @@ GOLDEN = -7046029254386353131
 """2⁶⁴ / φ as a signed 64-bit integer (0x9E3779B97F4A7C15): Fibonacci hashing's multiplier."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _hash(key: int) -> int:
     """Well-mixed bits of a contact key (Fibonacci hashing: the product wraps; callers mask the result)."""
     return (key * GOLDEN) >> 20
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _next_slot(slot: int, size: int) -> int:
     """The slot probed after ``slot``: the next one, wrapping round within its half of the table (so
     the two halves can be filled at once)."""
@@ -331,7 +331,7 @@ def remember_impulses(
             _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _remember_half(
     half: int,
     c_key: npt.NDArray[np.int64],

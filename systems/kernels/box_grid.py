@@ -14,7 +14,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.threads import kernel_with_threads
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 PARALLEL_BOXES = 1000
 """Boxes from which their motion is found and their pairs listed on numba's threads (fewer:
@@ -39,7 +39,7 @@ def farthest_move(dx: float, dy: float, turn: float, hx: float, hy: float) -> fl
     return math.sqrt(dx * dx + dy * dy) + abs(turn) * math.sqrt(hx * hx + hy * hy)
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def box_motion(
     angle: npt.NDArray[np.float64],
     vel: npt.NDArray[np.float64],
@@ -70,7 +70,7 @@ def box_motion(
     return moving.any()
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _motion(
     first: int,
     last: int,
@@ -163,7 +163,7 @@ def box_pairs(
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _pairs_of(
     i: int,
     pos: npt.NDArray[np.float64],

@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 MAX_SPEED = 20000.0
 """px/s: no box moves faster (a sane limit that keeps any setting from overflowing)."""
 
@@ -15,7 +17,7 @@ MAX_TURN = 0.25 * math.pi
 """Radians a box may turn in one substep."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def integrate_boxes(
     first: int,
     last: int,

@@ -88,10 +88,10 @@ from weft.systems.kernels.box_memory import (
     work_sizes,
 )
 from weft.systems.kernels.box_mouse import pull_mouse_spring
-from weft.systems.kernels.threads import kernel_with_threads
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def load_bodies(
     vel: npt.NDArray[np.float64],
     omega: npt.NDArray[np.float64],
@@ -122,7 +122,7 @@ def load_bodies(
         fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def empty_batches(
     n: int,
     lane_a: npt.NDArray[np.int64],
@@ -144,14 +144,14 @@ def empty_batches(
     impulse[:] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def still(delta: npt.NDArray[np.float64]) -> None:
     """No body moved yet: no shift, a turn of cosine 1 and sine 0."""
     delta[:] = 0.0
     delta[:, 2] = 1.0
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def solve_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],

@@ -24,7 +24,7 @@ from weft.systems.kernels.box_contacts import (
 )
 from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
 from weft.systems.kernels.box_solver import solve_boxes
-from weft.systems.kernels.threads import kernel_with_threads
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
 """What ``step_boxes`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs
@@ -205,7 +205,7 @@ def step_boxes(
     return STEPPED, found
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _keep_points(
     first: int,
     last: int,

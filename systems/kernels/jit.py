@@ -1,17 +1,19 @@
-"""How kernels use threads: only where a loop is written as ``prange``, and only in large scenes.
+"""How kernels are compiled: for numba's threads or for one, for Python to call or for other kernels.
 
 A kernel with a ``prange`` is compiled twice (``kernel_with_threads``): as
 written, for numba's threads, and as its one-thread twin (``one_thread``),
 where a ``prange`` is a plain ``range``. Both split their work the same way,
 so they give the same results bit for bit; the twin is what scenes too small
-for threads run. It compiles in two thirds of the time (no parallel
-lowering, no thread pool code: a cold run of the 55-box pyramid took 37 s
-with the threaded build, 28 s with the twin) and never wakes numba's
-thread pool, whose waiting workers spin on a core a busy machine needs.
+for threads run (``for_boxes``). It compiles in two thirds of the time (no
+parallel lowering, no thread pool code: a cold run of the 55-box pyramid
+took 37 s with the threaded build, 28 s with the twin) and never wakes
+numba's thread pool, whose waiting workers spin on a core a busy machine
+needs. Only kernels with threads call kernels with threads, so the twin of
+one is the same code with each such callee replaced by its twin; every
+other kernel is shared by both builds.
 
-Only kernels with threads call kernels with threads, so the twin of one is
-the same code with each such callee replaced by its twin; every other
-kernel is shared by both builds.
+A kernel only other kernels call is compiled without the wrappers Python
+calls through (``INNER``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ threads. With plain ``parallel=True`` numba also turns whole-array writes and nu
 threaded loops, and those ran in every scene: the 55-box pyramid started the thread pool, whose
 spinning workers then took a busy machine's other core."""
 
+INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+"""numba options for a kernel only other kernels call: none of the wrappers that let Python call it
+(and C) are made, a fifth of what compiling such a kernel takes (the contact solver's 5 s -> 3.9 s
+of a first start)."""
+
 THREADED_FROM = 300
 """Boxes from which a scene runs the box kernels built for threads (fewer: their one-thread twins).
 Below it no kernel splits its work: that starts at ``PARALLEL_BOXES`` (1000) boxes,
@@ -45,16 +52,24 @@ three pairs."""
 
 _THREADED: dict[int, Any] = {}
 """Every kernel compiled for threads, by ``id``, in the order they were defined."""
+_OPTIONS: dict[int, dict[str, Any]] = {}
+"""The numba options each was given beside ``parallel`` (its twin gets them too)."""
 _TWINS: dict[int, Any] = {}
 """Each kernel with threads' one-thread twin, by the kernel's ``id`` (``make_twins``)."""
 
 
-def kernel_with_threads(func: Callable[..., Any]) -> Any:
-    """Decorator: ``func`` compiled with its ``prange`` loops on numba's threads (``ONLY_PRANGE``),
-    and given a one-thread twin (``one_thread``) once every kernel is defined (``make_twins``)."""
-    kernel = numba.njit(cache=True, parallel=ONLY_PRANGE)(func)
-    _THREADED[id(kernel)] = kernel
-    return kernel
+def kernel_with_threads(func: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """Decorator (bare, or with numba options such as ``INNER``): ``func`` compiled with its
+    ``prange`` loops on numba's threads (``ONLY_PRANGE``), and given a one-thread twin
+    (``one_thread``) with the same options once every kernel is defined (``make_twins``)."""
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        kernel = numba.njit(cache=True, parallel=ONLY_PRANGE, **options)(func)
+        _THREADED[id(kernel)] = kernel
+        _OPTIONS[id(kernel)] = options
+        return kernel
+
+    return decorate if func is None else decorate(func)
 
 
 def make_twins() -> None:
@@ -91,7 +106,7 @@ def _twin(kernel: Any) -> Any:
     copy.__doc__ = func.__doc__
     copy.__module__ = func.__module__
     copy.__annotations__ = func.__annotations__
-    twin = numba.njit(cache=True)(copy)
+    twin = numba.njit(cache=True, **_OPTIONS[id(kernel)])(copy)
     _TWINS[id(kernel)] = twin
     # numba reads a kernel's globals when it compiles it (later): its callees with threads become
     # their twins (its own name too)
