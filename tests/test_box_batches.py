@@ -18,6 +18,7 @@ from weft.systems.kernels.box_batches import (
     SEAM,
     SPLIT_FROM,
     group_manifolds,
+    median,
     pack_batches,
     split_sides,
 )
@@ -182,3 +183,10 @@ def test_a_kept_packing_steps_the_very_same_as_a_fresh_one() -> None:
     # manifolds come and go and change their points: the packing is made again in some frames and
     # kept in others (below SPLIT_FROM nothing hangs on positions, so they must agree to the bit)
     assert states(TUMBLING, keep_plan=True) == states(TUMBLING, keep_plan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-20, 20), min_size=1, max_size=60))
+def test_the_sides_split_at_the_median_as_numpy_finds_it(values: list[int]) -> None:
+    xs = np.array(values, dtype=np.float64) * 0.37  # few distinct values: many ties
+    assert median(xs.copy()) == np.median(xs)
