@@ -344,7 +344,10 @@ class Physics:
                 started = time.perf_counter()
                 self._stepping = True
                 try:
-                    with numba_threads(self.threads.threads(large)):
+                    if large:
+                        with numba_threads(self.threads.threads(large)):
+                            self.schedule.step_frame(clock.frame)
+                    else:  # its kernels are the one-thread twins: numba's thread count is no matter
                         self.schedule.step_frame(clock.frame)
                 finally:
                     self._stepping = False
