@@ -32,6 +32,7 @@ from typing import TextIO
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems.kernels import READY_MARK
+
 WARM_FRAMES = 2
 """Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
 
