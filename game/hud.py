@@ -11,6 +11,8 @@ from weft.game.session import KEYS, Session
 TEXT = (235, 238, 245, 255)
 MUTED = (160, 168, 185, 255)
 WARNING = (255, 170, 120, 255)
+BACKGROUND = (22, 25, 34)
+"""Behind the picker and the window's own screens."""
 SHADE = (10, 12, 18, 200)
 
 HELP_WIDTH = 760
