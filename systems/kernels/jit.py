@@ -98,7 +98,10 @@ def has_threads(kernel: Any) -> bool:
 def _twin(kernel: Any) -> Any:
     if id(kernel) in _TWINS:
         return _TWINS[id(kernel)]
-    func = kernel.py_func
+    func = getattr(kernel, "py_func", None)
+    if func is None:  # NUMBA_DISABLE_JIT: kernels are plain Python, where a prange is a range
+        _TWINS[id(kernel)] = kernel
+        return kernel
     scope = dict(func.__globals__)
     copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__, func.__closure__)
     # a name of its own: numba's cache keys an entry by the function's name and code, not its options
