@@ -17,7 +17,9 @@ class Grab:
     on the first frame the grab system takes the box under the press point,
     else the particle nearest to it within ``reach`` px (so a press and a
     drag that arrive in one frame still take what was clicked), and keeps
-    it until release. A box is held
+    it until release. A particle follows the cursor at ``speed`` px/s at
+    most (a cursor that jumps, or events a few frames apart, never fling it:
+    let go, it carries that speed at most). A box is held
     at ``anchor`` (px in the box's own frame) by a spring of ``hertz`` and
     ``damping_ratio`` that pulls with at most ``max_accel`` px/s² times the
     box's mass (the box step keeps the spring's impulse while the same box
@@ -28,6 +30,7 @@ class Grab:
     pressed_at: tuple[float, float] = (0.0, 0.0)
     held: bool = False
     reach: float = 40.0
+    speed: float = 3000.0
     particle: int = NOTHING
     box: int = NOTHING
     anchor: tuple[float, float] = (0.0, 0.0)
