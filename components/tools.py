@@ -41,9 +41,29 @@ class Grab:
 
 @dataclass
 class CutStroke:
-    """Segments ``(x0, y0, x1, y1)`` the cursor swept since the last frame; every thread they cross is cut."""
+    """The blade: segments ``(x0, y0, x1, y1)`` the cursor swept since the last frame, and what the
+    cut system keeps of the stroke they continue.
+
+    A segment that starts where the last one ended continues the stroke: it
+    is swept against the cloth as it moved since then (``then``, the
+    particles' positions when the last segment was cut), so a stroke cuts
+    the same threads however far apart its events come. ``end`` (the button
+    let go) starts the next segment afresh.
+    """
 
     segments: list[tuple[float, float, float, float]] = field(default_factory=list)
+    then: np.ndarray | None = None
+    """``(N, 2)`` particle positions when the blade reached ``tip``, or None between strokes."""
+    tip: tuple[float, float] | None = None
+    """Where the last segment ended, px."""
+    idle: int = 0
+    """Frames since the blade last moved."""
+
+    def end(self) -> None:
+        """The stroke is over: the next segment begins a new one."""
+        self.then = None
+        self.tip = None
+        self.idle = 0
 
 
 @dataclass

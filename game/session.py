@@ -12,7 +12,7 @@ from typing import Any
 
 from weft.game.level.problems import LevelError
 from weft.game.simulation import Simulation
-from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
+from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt
 from weft.systems.softbody import poke_all
 
 KEYS = {
@@ -131,6 +131,8 @@ class Session:
         self.pointer = (x, y)
         if button == "left":
             self.tool.press(self, x, y)
+        elif button == "right":
+            end_cut(self)
 
     def _drag(self, x: float, y: float, dx: float, dy: float, buttons: list[str]) -> None:
         self.pointer = (x, y)
@@ -143,6 +145,8 @@ class Session:
         self.pointer = None
         if button == "left":
             self.tool.release(self, x, y)
+        elif button == "right":
+            end_cut(self)
 
     def _key(self, key: str) -> None:
         if key == "SPACE":

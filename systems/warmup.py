@@ -22,7 +22,7 @@ from weft.systems.kernels.measure import deepest_overlap, longest_move
 from weft.systems.kernels.pins import place_pins
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
-from weft.systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
+from weft.systems.kernels.tear import kill_orphans, sweep_cut, tear_overstretched
 from weft.systems.kernels.verlet import integrate
 
 
@@ -65,7 +65,7 @@ def warm_kernels() -> None:
     )
     tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
     kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
-    cut_crossing(pos, i, j, alive, 5.0, -1.0, 5.0, 1.0)
+    sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)

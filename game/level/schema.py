@@ -637,7 +637,9 @@ class Level(Table):
             x0, y0, x1, y1 = sheet_extent(cloth)
             where = f"the world's bounds {self.world.bounds} (less half the thickness, {r:g} px)"
             if not (left + r <= x0 <= right - r and bottom + r <= y1 <= top - r):
-                raise AtKey(f"cloth.{k}.origin", f"expected a top-left point inside {where}, got {cloth.origin}")
+                raise AtKey(
+                    f"cloth.{k}.origin", f"expected a top-left point inside {where}, got {cloth.origin}"
+                )
             if x1 > right - r:
                 raise AtKey(
                     f"cloth.{k}.cols",
@@ -652,7 +654,9 @@ class Level(Table):
                 )
             for n, (x, y) in enumerate(cloth.pins.anchors):
                 if not (left + r <= x <= right - r and bottom + r <= y <= top - r):
-                    raise AtKey(f"cloth.{k}.pins.anchors.{n}", f"expected an anchor inside {where}, got {[x, y]}")
+                    raise AtKey(
+                        f"cloth.{k}.pins.anchors.{n}", f"expected an anchor inside {where}, got {[x, y]}"
+                    )
         return self
 
     @model_validator(mode="after")
