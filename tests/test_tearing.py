@@ -177,3 +177,14 @@ def test_a_stroke_goes_on_cutting_after_another_body_is_removed_under_it() -> No
     session.queue({"type": "mouse_drag", "x": 800.0, "y": y, "dx": 160.0, "dy": 0.0, "buttons": ["right"]})
     session.run(1)
     assert pieces(sim, "second") == 2
+
+
+def test_torn_counts_the_threads_a_player_sees_not_the_hidden_ones() -> None:
+    session = Session(sheet(cols=20, rows=12, cloth="shear = true\nbend = true"))
+    cut_across(session, y=650 - 5.5 * 13)  # between rows 5 and 6: the 20 threads down between them
+    counts = session.sim.metrics()["counts"]
+    assert counts["threads"] == 19 * 12 + 20 * 11
+    assert counts["torn"] == structural_cut(session) == 20
+    # the hidden threads died with them: every dead constraint would have said many more
+    assert counts["constraints"] - counts["constraints_alive"] > 3 * counts["torn"]
+    assert session.sim.thread_counts() == (counts["threads"], counts["torn"])

@@ -45,10 +45,11 @@ def test_mouse_input_is_applied_at_the_next_physics_frame_and_recorded(view: Pla
     view.on_update(1 / 60)
     assert view.session.log[0]["type"] == "mouse_press"
     assert view.session.log[0]["frame"] == 0
-    view.on_mouse_drag(int(corner[0]) + 40, int(corner[1]) - 60, 40, -60, arcade.MOUSE_BUTTON_LEFT, 0)
+    # 50 px in a frame: as fast as a grab leads a point (Grab.speed, 3000 px/s)
+    view.on_mouse_drag(int(corner[0]) + 30, int(corner[1]) - 40, 30, -40, arcade.MOUSE_BUTTON_LEFT, 0)
     view.on_update(1 / 60)
     np.testing.assert_allclose(
-        view.session.sim.positions("sheet")[-1], (int(corner[0]) + 40, int(corner[1]) - 60)
+        view.session.sim.positions("sheet")[-1], (int(corner[0]) + 30, int(corner[1]) - 40)
     )
 
 
@@ -118,3 +119,27 @@ def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None
                 session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
     session.sim.step(2)
     session.sim.close()
+
+
+def test_the_hud_counts_the_threads_a_cut_severs_not_the_hidden_ones_with_them() -> None:
+    from weft.levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / "flag.toml"))  # shear threads lean on the sheet's
+    play = PlayView(session)
+    shared_window().show_view(play)
+    try:
+        x = 260.0 + 20.5 * 13  # down between columns 20 and 21 of the flag, top to bottom
+        session.queue({"type": "mouse_press", "x": x, "y": 640.0, "button": "right"})
+        session.queue(
+            {"type": "mouse_drag", "x": x, "y": 200.0, "dx": 0.0, "dy": -440.0, "buttons": ["right"]}
+        )
+        session.advance()
+        play.on_draw()
+        d = session.sim.stores.distances
+        dead = ~d.alive[: d.count]
+        structural = int(np.count_nonzero(dead & (d.kind[: d.count] == 0)))
+        assert structural > 0 and np.count_nonzero(dead) > structural  # hidden threads went with them
+        assert f"· {structural} torn" in play.hud.stats.text
+    finally:
+        shared_window().show_view(arcade.View())
+        session.sim.close()
