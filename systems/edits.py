@@ -161,8 +161,8 @@ def _move_components(particle_map: RowMap, thread_map: RowMap, box_map: RowMap, 
             sheet.particles = particle_map.range(sheet.particles)
             sheet.threads = thread_map.range(sheet.threads)
             sheet.structural = thread_map.range(sheet.structural)
-            sheet.triangles = particle_map.rows(sheet.triangles)
-            sheet.triangle_threads = thread_map.rows(sheet.triangle_threads)
+            sheet.cells = particle_map.rows(sheet.cells)
+            sheet.cell_threads = thread_map.rows(sheet.cell_threads)
         for body in remaining(SoftBody):
             body.ring = particle_map.rows(body.ring)
             legs = body.legs

@@ -5,9 +5,10 @@ Each sheet keeps three vertex buffers and an index buffer on the GPU:
 - positions, written from the particle store every frame;
 - texture coordinates, written once (they are the sheet's rest layout);
 - a shade per point, from a fake normal (below), written every frame;
-- the indices of the triangles whose two structural threads are alive,
-  rewritten only when the sheet's count of alive structural threads changes,
-  so the picture tears exactly where the threads did.
+- the indices of the triangles of the cells whose four sides are alive, each
+  cell split along the diagonal that keeps its halves facing the same way
+  (``systems.cloth_cells.woven_triangles``), rewritten when that changes, so
+  the picture tears exactly where the threads did.
 
 Fake normal: the simulation is flat, so a fold shows up as a point whose
 neighbours on either side come closer than twice the spacing. If the cloth
@@ -29,6 +30,7 @@ from arcade.gl import BufferDescription
 
 from weft.components import ClothLook, DistanceStore, Sheet
 from weft.systems import world
+from weft.systems.cloth_cells import woven_triangles
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.textures import ClothTextures
 from weft.systems.schedule import Stage, Step, System
@@ -102,14 +104,16 @@ class _Sheet:
     shades: Buffer
     indices: Buffer
     geometry: Geometry
-    triangles: npt.NDArray[np.uint32]
-    """``(T, 3)`` particle indices local to the sheet (the vertex buffers hold only its points)."""
+    cells: npt.NDArray[np.int64]
+    """``(C, 4)`` corner indices local to the sheet (the vertex buffers hold only its points)."""
     across: npt.NDArray[np.int64]
     """``(rows, cols - 1)`` thread index of each horizontal structural thread."""
     down: npt.NDArray[np.int64]
     """``(rows - 1, cols)`` thread index of each vertical structural thread."""
     rest_is_ccw: bool
     alive_threads: int = -1
+    drawn: npt.NDArray[np.int64] | None = None
+    """The triangles last written to the index buffer."""
     index_count: int = 0
     across_alive: npt.NDArray[np.bool_] | None = None
     down_alive: npt.NDArray[np.bool_] | None = None
@@ -164,7 +168,7 @@ class ClothMeshSystem(System):
                 sheet = self._sheets[entity] = self._new_sheet(cloth, distances)
             points = pos[cloth.particles.start : cloth.particles.stop]
             sheet.positions.write(points.astype("f4"))
-            self._update_triangles(sheet, cloth, distances)
+            self._update_triangles(sheet, cloth, points, distances)
             shade = fold_shade(points, cloth, sheet.across_alive, sheet.down_alive, self.options.shading)
             sheet.shades.write(shade)
             self._update_look(sheet, cloth)
@@ -182,8 +186,10 @@ class ClothMeshSystem(System):
         positions = ctx.buffer(reserve=n * 2 * 4, usage="stream")
         shades = ctx.buffer(reserve=n * 4, usage="stream")
         uv = ctx.buffer(data=cloth.uv.astype("f4"))
-        triangles = (cloth.triangles - cloth.particles.start).astype(np.uint32)
-        indices = ctx.buffer(reserve=max(triangles.nbytes, 4), usage="dynamic")
+        cells = cloth.cells - cloth.particles.start
+        indices = ctx.buffer(
+            reserve=max(len(cells) * 2 * 3 * 4, 4), usage="dynamic"
+        )  # two uint32 triangles a cell
         geometry = ctx.geometry(
             [
                 BufferDescription(positions, "2f", ["in_pos"]),
@@ -195,7 +201,7 @@ class ClothMeshSystem(System):
             mode=ctx.TRIANGLES,
         )
         across, down = _thread_grid(cloth, distances)
-        rest = cloth.rest_pos[triangles[0]] if len(triangles) else np.zeros((3, 2))
+        rest = cloth.rest_pos[cells[0, [0, 1, 3]]] if len(cells) else np.zeros((3, 2))
         (ax, ay), (bx, by) = rest[1] - rest[0], rest[2] - rest[0]
         signed_area = ax * by - ay * bx
         return _Sheet(
@@ -203,25 +209,29 @@ class ClothMeshSystem(System):
             shades=shades,
             indices=indices,
             geometry=geometry,
-            triangles=triangles,
+            cells=cells,
             across=across,
             down=down,
             rest_is_ccw=bool(signed_area > 0.0),
         )
 
-    def _update_triangles(self, sheet: _Sheet, cloth: Sheet, distances: DistanceStore) -> None:
-        """Rewrite the index buffer when threads of this sheet died since the last frame."""
+    def _update_triangles(
+        self, sheet: _Sheet, cloth: Sheet, points: npt.NDArray[np.float64], distances: DistanceStore
+    ) -> None:
+        """Rewrite the index buffer when the cells drawn, or the diagonals they are split along, changed."""
         alive = distances.alive
         count = int(np.count_nonzero(alive[cloth.structural.start : cloth.structural.stop]))
-        if count == sheet.alive_threads:
+        if count != sheet.alive_threads:
+            sheet.alive_threads = count
+            sheet.across_alive = alive[sheet.across]
+            sheet.down_alive = alive[sheet.down]
+        triangles = woven_triangles(points, sheet.cells, cloth.cell_threads, alive)
+        if sheet.drawn is not None and np.array_equal(triangles, sheet.drawn):
             return
-        sheet.alive_threads = count
-        kept = alive[cloth.triangle_threads].all(axis=1)
-        indices = np.ascontiguousarray(sheet.triangles[kept])
+        sheet.drawn = triangles
+        indices = triangles.astype(np.uint32)
         sheet.indices.write(indices)
         sheet.index_count = indices.size
-        sheet.across_alive = alive[sheet.across]
-        sheet.down_alive = alive[sheet.down]
 
     def _update_look(self, sheet: _Sheet, cloth: Sheet) -> None:
         """Pick up a new look (the panel replaces ``cloth.look``, or edits it in place)."""
