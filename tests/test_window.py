@@ -40,16 +40,17 @@ def test_keys_and_buttons_are_named_as_scripts_name_them() -> None:
 def test_mouse_input_is_applied_at_the_next_physics_frame_and_recorded(view: PlayView) -> None:
     view.on_draw()  # fits the camera, as the first drawn frame does
     corner = view.session.sim.positions("sheet")[-1]
-    view.on_mouse_press(int(corner[0]), int(corner[1]), arcade.MOUSE_BUTTON_LEFT, 0)
+    x, y = (round(float(c)) for c in view.renderer.to_window([corner])[0])  # window px of the corner
+    view.on_mouse_press(x, y, arcade.MOUSE_BUTTON_LEFT, 0)
     assert view.session.log == []  # queued, not applied between frames
     view.on_update(1 / 60)
     assert view.session.log[0]["type"] == "mouse_press"
     assert view.session.log[0]["frame"] == 0
-    # 50 px in a frame: as fast as a grab leads a point (Grab.speed, 3000 px/s)
-    view.on_mouse_drag(int(corner[0]) + 30, int(corner[1]) - 40, 30, -40, arcade.MOUSE_BUTTON_LEFT, 0)
+    # 40 window px in a frame: slower than a grab leads a point (Grab.speed, 50 px a frame)
+    view.on_mouse_drag(x + 24, y - 32, 24, -32, arcade.MOUSE_BUTTON_LEFT, 0)
     view.on_update(1 / 60)
     np.testing.assert_allclose(
-        view.session.sim.positions("sheet")[-1], (int(corner[0]) + 30, int(corner[1]) - 40)
+        view.session.sim.positions("sheet")[-1], view.renderer.to_world(x + 24, y - 32)
     )
 
 
@@ -124,9 +125,10 @@ def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None
 def test_the_hud_counts_the_threads_a_cut_severs_not_the_hidden_ones_with_them() -> None:
     from weft.levels import LEVELS_DIR
 
+    window = shared_window()
     session = Session(Simulation.load(LEVELS_DIR / "flag.toml"))  # shear threads lean on the sheet's
     play = PlayView(session)
-    shared_window().show_view(play)
+    window.show_view(play)
     try:
         x = 260.0 + 20.5 * 13  # down between columns 20 and 21 of the flag, top to bottom
         session.queue({"type": "mouse_press", "x": x, "y": 640.0, "button": "right"})
@@ -141,5 +143,5 @@ def test_the_hud_counts_the_threads_a_cut_severs_not_the_hidden_ones_with_them()
         assert structural > 0 and np.count_nonzero(dead) > structural  # hidden threads went with them
         assert f"· {structural} torn" in play.hud.stats.text
     finally:
-        shared_window().show_view(arcade.View())
+        window.show_view(arcade.View())
         session.sim.close()

@@ -10,6 +10,10 @@ Each sheet keeps three vertex buffers and an index buffer on the GPU:
   (``systems.cloth_cells.woven_triangles``), rewritten when that changes, so
   the picture tears exactly where the threads did.
 
+Cells seen edge-on (folded flat, or lying on the floor: their triangles have no area) are
+drawn as their edges, strokes as thick as the cloth (2 px at least) in the look's mean colour,
+shaded as the back of the cloth: a flat sheet seen from its edge.
+
 Fake normal: the simulation is flat, so a fold shows up as a point whose
 neighbours on either side come closer than twice the spacing. If the cloth
 between them were folded out of the screen by an angle θ, their distance
@@ -32,6 +36,7 @@ from weft.components import ClothLook, DistanceStore, Sheet
 from weft.systems import world
 from weft.systems.cloth_cells import woven_triangles
 from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, segments
 from weft.systems.draw.textures import ClothTextures
 from weft.systems.schedule import Stage, Step, System
 
@@ -46,6 +51,14 @@ DARKEST_FOLD = 0.45
 
 DEBUG_DIM = 0.35
 """Brightness of the sheet in the debug view, so the strain colours stand out."""
+
+EDGE_ON = 0.1
+"""Share of its area at rest below which a cell is seen edge-on: its sides are drawn as strokes
+as thick as the cloth, so a piece lying flat on the floor (every point on one line, every
+triangle of no area) still shows."""
+
+MIN_EDGE_PX = 2.0
+"""Screen px at least of half an edge-on stroke's width, whatever the zoom and the thickness."""
 
 VERTEX_SHADER = """
 #version 330
@@ -142,6 +155,7 @@ class ClothMeshSystem(System):
         self._program["back_shade"] = BACK_SHADE
         self._sheets: dict[int, _Sheet] = {}
         self._world: object = None
+        self._edges = StrokeBatch(ctx)
 
     def process(self, step: Step) -> None:
         if self.options.world != self._world:
@@ -157,6 +171,7 @@ class ClothMeshSystem(System):
         program = self._program
         program["brightness"] = DEBUG_DIM if self.options.debug else 1.0
         cloths = world.by_entity(Sheet)
+        edges = [np.zeros((0, SEGMENT_FIELDS), np.float32)]
         if len(self._sheets) > len(cloths):  # a sheet was removed: let its buffers go
             present = {entity for entity, _ in cloths}
             self._sheets = {entity: sheet for entity, sheet in self._sheets.items() if entity in present}
@@ -179,6 +194,8 @@ class ClothMeshSystem(System):
             program["rest_is_ccw"] = sheet.rest_is_ccw
             sheet.texture.use(0)
             sheet.geometry.render(program, vertices=sheet.index_count)
+            edges.append(self._edge_on(sheet, cloth, stores.particles.radius))
+        self._edges.draw(np.concatenate(edges))
 
     def _new_sheet(self, cloth: Sheet, distances: DistanceStore) -> _Sheet:
         ctx = self.ctx
@@ -232,6 +249,30 @@ class ClothMeshSystem(System):
         indices = triangles.astype(np.uint32)
         sheet.indices.write(indices)
         sheet.index_count = indices.size
+
+    def _edge_on(
+        self, sheet: _Sheet, cloth: Sheet, radius: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float32]:
+        """Stroke rows for the edges of the drawn cells seen edge-on (``EDGE_ON``)."""
+        triangles = sheet.drawn
+        if triangles is None or len(triangles) == 0:
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        points = world.stores().particles.pos[cloth.particles.start : cloth.particles.stop]
+        half = len(triangles) // 2
+        a, b, c = (points[triangles[:, k]] for k in range(3))
+        twice = np.abs((b - a)[:, 0] * (c - a)[:, 1] - (b - a)[:, 1] * (c - a)[:, 0])
+        flat = twice[:half] + twice[half:] < EDGE_ON * 2.0 * cloth.spacing**2
+        if not flat.any():
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        # every edge of the cell's two triangles: its four sides and the diagonal between them
+        corners = np.concatenate([triangles[:half][flat], triangles[half:][flat]])
+        ends = corners[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+        zoom = max(self.options.zoom, 1e-6)
+        width = np.maximum(radius[cloth.particles.start + ends[:, 0]], MIN_EDGE_PX / zoom)
+        r, g, b_, alpha = self.textures.mean_color(sheet.texture)
+        shade = BACK_SHADE * (DEBUG_DIM if self.options.debug else 1.0)
+        color = (r * shade, g * shade, b_ * shade, alpha)
+        return segments(points[ends[:, 0]], points[ends[:, 1]], width, color)
 
     def _update_look(self, sheet: _Sheet, cloth: Sheet) -> None:
         """Pick up a new look (the panel replaces ``cloth.look``, or edits it in place)."""
