@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from PIL import Image
-from support.pictures import Picture
+from support.pictures import Picture, near
 
 from weft.game.filmstrip import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE
 from weft.game.level.fields import rgba
@@ -252,3 +252,25 @@ def test_two_picture_makers_can_take_turns_on_one_session(session: Session) -> N
     first, second = Offscreen(session), Offscreen(session)
     pictures = [np.asarray(maker.capture()) for maker in (first, second, first)]
     assert np.array_equal(pictures[0], pictures[1]) and np.array_equal(pictures[1], pictures[2])
+
+
+def test_a_piece_lying_flat_on_the_floor_is_drawn_above_the_windows_edge(session: Session) -> None:
+    sim = session.sim
+    pictures = Offscreen(session)
+    session.run(10)
+    _cut_across(session, 600.0, 60.0, 1220.0)  # below the pins: everything under falls
+    session.run(400)
+    points = sim.positions("sheet")
+    flat = points[
+        points[:, 1] < 2.0
+    ]  # the piece: on the floor, one line of points (y = 1, half the thickness)
+    assert len(flat) > 1000 and np.ptp(flat[:, 1]) < 1e-6
+    picture = Picture(pictures.capture(), pictures)
+    background = rgba(sim.level.model.world.background)
+    colors = picture.at(flat)
+    # drawn (its triangles have no area: the edge-on strokes draw it), neither the background nor the floor
+    floor = picture.at(flat - (0.0, 14.0))
+    assert not near(floor, background, 12.0).any()  # there is a floor under it to lie on
+    shown = ~near(colors, background, 12.0) & (np.linalg.norm(colors - floor, axis=1) > 12.0)
+    assert shown.mean() > 0.9, f"only {shown.mean():.0%} of the piece on the floor shows"
+    assert (pictures.renderer.to_window(flat)[:, 1] > 20.0).all()  # above the window's edge and the hint
