@@ -135,6 +135,9 @@ class Session:
             end_cut(self)
 
     def _drag(self, x: float, y: float, dx: float, dy: float, buttons: list[str]) -> None:
+        if self.pointer is not None:
+            # the move from where the cursor was last seen, so a stroke has no gaps whatever dx said
+            dx, dy = x - self.pointer[0], y - self.pointer[1]
         self.pointer = (x, y)
         if "left" in buttons:
             self.tool.drag(self, x, y, dx, dy)

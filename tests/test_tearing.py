@@ -188,3 +188,18 @@ def test_torn_counts_the_threads_a_player_sees_not_the_hidden_ones() -> None:
     # the hidden threads died with them: every dead constraint would have said many more
     assert counts["constraints"] - counts["constraints_alive"] > 3 * counts["torn"]
     assert session.sim.thread_counts() == (counts["threads"], counts["torn"])
+
+
+def test_a_cut_whose_moves_disagree_with_its_positions_still_leaves_no_gap() -> None:
+    # each event's dx falls a quarter short of the move (window px given for world px, as the window
+    # once did in a view scaled to fit): the segments left gaps the sheet stayed whole through
+    session = Session(sheet(cols=20, rows=12))
+    y, step = 650 - 5.5 * 13, 20.0
+    session.queue({"type": "mouse_press", "x": 250.0, "y": y, "button": "right"})
+    for k in range(1, 17):
+        x = 250.0 + k * step
+        session.queue(
+            {"type": "mouse_drag", "x": x, "y": y, "dx": 0.75 * step, "dy": 0.0, "buttons": ["right"]}
+        )
+        session.advance()
+    assert pieces(session.sim) == 2

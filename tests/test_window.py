@@ -49,9 +49,11 @@ def test_mouse_input_is_applied_at_the_next_physics_frame_and_recorded(view: Pla
     # 40 window px in a frame: slower than a grab leads a point (Grab.speed, 50 px a frame)
     view.on_mouse_drag(x + 24, y - 32, 24, -32, arcade.MOUSE_BUTTON_LEFT, 0)
     view.on_update(1 / 60)
-    np.testing.assert_allclose(
-        view.session.sim.positions("sheet")[-1], view.renderer.to_world(x + 24, y - 32)
-    )
+    target = view.renderer.to_world(x + 24, y - 32)
+    np.testing.assert_allclose(view.session.sim.positions("sheet")[-1], target)
+    # the move is recorded in world px, as the position is (the view is scaled to fit the floor in)
+    drag = view.session.log[1]
+    np.testing.assert_allclose((drag["dx"], drag["dy"]), np.subtract(target, view.renderer.to_world(x, y)))
 
 
 def test_a_long_stall_runs_only_a_few_frames_of_catch_up(view: PlayView) -> None:
