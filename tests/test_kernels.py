@@ -119,29 +119,27 @@ def test_cut_touching_a_thread_at_either_end_counts() -> None:
     assert sweep_cut(pos, pos, i, j, alive, 0.0, 5.0, 5.0, 10.0, 0.0, 1.0) == 2
 
 
-def test_cut_sweeps_a_thread_that_moves_across_the_blades_path() -> None:
-    # the blade runs along y = 5 from x = 0 to 10 while a vertical thread slides from x = 20 to x = -10:
-    # at every instant the thread and the segment cross somewhere, and the tip meets it halfway
-    then = np.array([[20.0, 0.0], [20.0, 10.0]])
-    now = np.array([[-10.0, 0.0], [-10.0, 10.0]])
+def blade_along_y5_cuts(then: list[list[float]], now: list[list[float]]) -> bool:
+    """Whether a blade run along y = 5 from x = 0 to 10 cuts the one thread whose ends move from
+    ``then`` to ``now`` meanwhile."""
     i, j = np.array([0], np.uint32), np.array([1], np.uint32)
-    alive = np.ones(1, bool)
-    assert sweep_cut(then, now, i, j, alive, 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 1
+    return (
+        sweep_cut(np.array(then), np.array(now), i, j, np.ones(1, bool), 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 1
+    )
+
+
+def test_cut_sweeps_a_thread_that_moves_across_the_blades_path() -> None:
+    # a vertical thread slides from x = 20 to x = -10: the tip meets it halfway
+    assert blade_along_y5_cuts([[20.0, 0.0], [20.0, 10.0]], [[-10.0, 0.0], [-10.0, 10.0]])
     # against the cloth as it is now alone, the thread lies left of the segment: missed
-    alive[:] = True
-    assert sweep_cut(now, now, i, j, alive, 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 0
+    assert not blade_along_y5_cuts([[-10.0, 0.0], [-10.0, 10.0]], [[-10.0, 0.0], [-10.0, 10.0]])
 
 
 def test_cut_sees_the_cloth_as_it_was_when_the_blade_was_there() -> None:
     # a thread under the segment's start at first, that then drops away below the blade's end:
     # the tip was at x = 0 when the thread was there, so it is cut, though now it lies elsewhere
-    then = np.array([[0.0, 0.0], [0.0, 10.0]])
-    now = np.array([[10.0, -20.0], [10.0, -10.0]])
-    i, j = np.array([0], np.uint32), np.array([1], np.uint32)
-    alive = np.ones(1, bool)
-    assert sweep_cut(then, now, i, j, alive, 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 1
-    alive[:] = True
-    assert sweep_cut(now, now, i, j, alive, 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 0
+    assert blade_along_y5_cuts([[0.0, 0.0], [0.0, 10.0]], [[10.0, -20.0], [10.0, -10.0]])
+    assert not blade_along_y5_cuts([[10.0, -20.0], [10.0, -10.0]], [[10.0, -20.0], [10.0, -10.0]])
 
 
 def test_orphans_die_with_any_parent() -> None:
