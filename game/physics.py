@@ -576,7 +576,7 @@ class Physics:
                 note(int(stores.rigid.owner[row]), row, distance)
             alive = stores.distances.alive
             for entity, sheet in active.by_entity(Sheet):
-                triangles = woven_triangles(pos, sheet.cells, sheet.cell_threads, alive)  # the cloth drawn
+                triangles, _ = woven_triangles(pos, sheet.cells, sheet.cell_threads, alive)  # the cloth drawn
                 for triangle in triangles_at(pos, triangles, x, y).tolist():
                     corners = triangles[triangle]
                     gaps = np.hypot(*(pos[corners] - (x, y)).T)

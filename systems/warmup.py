@@ -14,6 +14,7 @@ import functools
 import numpy as np
 
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.cells import weave_cells
 from weft.systems.kernels.collide import collide_pairs
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
 from weft.systems.kernels.fields import blast, push_radially
@@ -66,6 +67,9 @@ def warm_kernels() -> None:
     tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
     kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
     sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
+    square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    cell = np.array([[0, 1, 2, 3]], dtype=np.int64)
+    weave_cells(square, cell, np.zeros((1, 4), np.int64), alive, np.zeros((2, 3), np.int64), np.zeros(1))
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)

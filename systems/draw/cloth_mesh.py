@@ -126,7 +126,9 @@ class _Sheet:
     rest_is_ccw: bool
     alive_threads: int = -1
     drawn: npt.NDArray[np.int64] | None = None
-    """The triangles last written to the index buffer."""
+    """The triangles last written to the index buffer, two per cell."""
+    cell_areas: npt.NDArray[np.float64] | None = None
+    """Twice the area of each cell drawn, now."""
     index_count: int = 0
     across_alive: npt.NDArray[np.bool_] | None = None
     down_alive: npt.NDArray[np.bool_] | None = None
@@ -242,7 +244,7 @@ class ClothMeshSystem(System):
             sheet.alive_threads = count
             sheet.across_alive = alive[sheet.across]
             sheet.down_alive = alive[sheet.down]
-        triangles = woven_triangles(points, sheet.cells, cloth.cell_threads, alive)
+        triangles, sheet.cell_areas = woven_triangles(points, sheet.cells, cloth.cell_threads, alive)
         if sheet.drawn is not None and np.array_equal(triangles, sheet.drawn):
             return
         sheet.drawn = triangles
@@ -257,15 +259,12 @@ class ClothMeshSystem(System):
         triangles = sheet.drawn
         if triangles is None or len(triangles) == 0:
             return np.zeros((0, SEGMENT_FIELDS), np.float32)
-        points = world.stores().particles.pos[cloth.particles.start : cloth.particles.stop]
-        half = len(triangles) // 2
-        a, b, c = (points[triangles[:, k]] for k in range(3))
-        twice = np.abs((b - a)[:, 0] * (c - a)[:, 1] - (b - a)[:, 1] * (c - a)[:, 0])
-        flat = twice[:half] + twice[half:] < EDGE_ON * 2.0 * cloth.spacing**2
+        flat = sheet.cell_areas < EDGE_ON * 2.0 * cloth.spacing**2
         if not flat.any():
             return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        points = world.stores().particles.pos[cloth.particles.start : cloth.particles.stop]
         # every edge of the cell's two triangles: its four sides and the diagonal between them
-        corners = np.concatenate([triangles[:half][flat], triangles[half:][flat]])
+        corners = np.concatenate([triangles[0::2][flat], triangles[1::2][flat]])
         ends = corners[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
         zoom = max(self.options.zoom, 1e-6)
         width = np.maximum(radius[cloth.particles.start + ends[:, 0]], MIN_EDGE_PX / zoom)
