@@ -309,10 +309,9 @@ def _summary(name: str, metrics: dict[str, Any]) -> str:
     parts = [f"{name}: {metrics['frames']} frames"]
     if counts["particles"]:
         parts.append(f"{counts['particles']} particles")
-    if counts["constraints"]:
-        parts.append(
-            f"{counts['constraints_alive']}/{counts['constraints']} threads alive ({counts['torn']} torn)"
-        )
+    if counts["threads"]:
+        alive = counts["threads"] - counts["torn"]
+        parts.append(f"{alive}/{counts['threads']} threads alive ({counts['torn']} torn)")
     if counts["rigid_bodies"]:
         parts.append(f"{counts['rigid_bodies']} boxes ({counts['sleeping']} asleep)")
     parts.append(f"step {metrics['step_ms']['median']:.2f} ms median / {metrics['step_ms']['p95']:.2f} p95")

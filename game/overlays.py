@@ -55,14 +55,23 @@ WALL_SHADE = 0.45
 VIEW_MARGIN = 2.0
 """World px of background left beyond the walls."""
 
+FLOOR_DEPTH = 28.0
+"""World px of floor the view shows below the bounds of a level without walls drawn (no circles):
+what lies on the floor (a cut-off piece flattened on it) sits on a floor one can see, above the
+window's edge and clear of the HUD's hint line (12 px up, 10 pt), not on the window's last row."""
+
+FLOOR_SHADE = 0.1
+"""How far the floor's colour moves from the background towards white (dark backgrounds) or black."""
+
 
 def tool_overlays(session: Session) -> npt.NDArray[np.float32]:
     """Every overlay as stroke rows, drawn in one call.
 
-    The container's walls, then the tools: cut trail, grab line, wind
+    The floor and the container's walls, then the tools: cut trail, grab line, wind
     arrow, attract/repel field, explosion flashes, pour spout.
     """
     parts = [
+        _floor(session),
         _walls(session),
         _trail(session),
         _grab(session),
@@ -139,6 +148,19 @@ def _wind(session: Session) -> npt.NDArray[np.float32]:
             segments(tail, tail, 5.0, (*WIND, 230), ring=2.0),
         ]
     )
+
+
+def _floor(session: Session) -> npt.NDArray[np.float32]:
+    """In levels without circles (whose walls are not drawn), the floor under the bounds,
+    ``FLOOR_DEPTH`` deep and as wide as the view."""
+    sim = session.sim
+    if sim.settings.circles:
+        return np.zeros((0, SEGMENT_FIELDS), np.float32)
+    left, bottom, right, _ = sim.settings.bounds
+    half = 0.5 * FLOOR_DEPTH
+    color = wall_color(rgba(sim.level.model.world.background), FLOOR_SHADE)
+    # the round caps reach past the view's sides
+    return segments([[left - half, bottom - half]], [[right + half, bottom - half]], half, color)
 
 
 def _walls(session: Session) -> npt.NDArray[np.float32]:
@@ -244,10 +266,13 @@ def _pour(session: Session) -> npt.NDArray[np.float32]:
     )
 
 
-def wall_color(background: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """An opaque wall colour that reads on ``background``: lighter on dark ones, darker on light ones."""
+def wall_color(
+    background: tuple[int, int, int, int], amount: float = WALL_SHADE
+) -> tuple[int, int, int, int]:
+    """An opaque wall colour that reads on ``background``: ``amount`` of the way to white on dark
+    ones, to black on light ones."""
     r, g, b, _ = background
     luma = 0.299 * r + 0.587 * g + 0.114 * b
     target = 255.0 if luma < 128.0 else 0.0
-    shade = [round(c + WALL_SHADE * (target - c)) for c in (r, g, b)]
+    shade = [round(c + amount * (target - c)) for c in (r, g, b)]
     return (shade[0], shade[1], shade[2], 255)

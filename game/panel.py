@@ -24,6 +24,15 @@ BACKGROUND = (18, 21, 30, 215)
 TEXT = (225, 228, 235, 255)
 MUTED = (150, 158, 175, 255)
 
+FEWEST_PANEL_ITERATIONS = 4
+"""The stiffness slider's lowest pass count, unless the level's own is lower (the hammock's 2, whose
+loaded threads are meant to stretch until they tear). Threads tear by stretch, and a rigid thread's
+stretch is what the passes leave unconverged: one pass lets a sheet's top rows stretch under its
+own weight until they tear off the pins (70 threads of the default sheet in 10 s, 347 of the flag),
+two still tear the flag (61). From three every shipped sheet holds its weight and the panel's
+strongest wind; four leaves a pass to spare. Tearing by stretch stays: it is what makes a pull tear
+where the hand is, and ``compliance`` is the stiffness that does not depend on the passes."""
+
 COMPLIANCE_EXPONENT_MIN = -7.0
 """The compliance slider runs over 10^(s + this); its left end (s = 0) is exactly rigid."""
 
@@ -39,6 +48,12 @@ class Slider:
     write: Callable[[Session, float], list[tuple[str, Any]]]
     show: Callable[[float], str]
     step: float | None = None
+    lowest: Callable[[Session], float] | None = None
+    """The slider's low end for this level, when it is not ``low``."""
+
+    def low_for(self, session: Session) -> float:
+        """Where the slider starts in ``session``'s level."""
+        return self.low if self.lowest is None else self.lowest(session)
 
 
 @dataclass(frozen=True)
@@ -139,6 +154,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         write=lambda s, v: [("world.iterations", round(v))],
         show=lambda v: f"{v:.0f}",
         step=1.0,
+        lowest=lambda s: min(FEWEST_PANEL_ITERATIONS, _world(s).iterations),
     ),
     "compliance": Slider(
         "Compliance",
@@ -322,9 +338,10 @@ class Panel:
         if isinstance(control, Slider):
             value = control.read(self.session)
             label = UILabel(text="", text_color=TEXT, font_size=10, width=PANEL_WIDTH - 20)
+            low = control.low_for(self.session)
             slider = UISlider(
-                value=min(control.high, max(control.low, value)),
-                min_value=control.low,
+                value=min(control.high, max(low, value)),
+                min_value=low,
                 max_value=control.high,
                 width=PANEL_WIDTH - 20,
                 height=18,

@@ -59,6 +59,7 @@ from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
 from weft.systems.builtin import default_schedule
+from weft.systems.cloth_cells import woven_triangles
 from weft.systems.edits import rekey_contacts, remove_rows
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
@@ -576,9 +577,11 @@ class Physics:
             rows, distances = boxes_at(stores, x, y)
             for row, distance in zip(rows.tolist(), distances.tolist(), strict=True):
                 note(int(stores.rigid.owner[row]), row, distance)
+            alive = stores.distances.alive
             for entity, sheet in active.by_entity(Sheet):
-                for triangle in triangles_at(pos, sheet.triangles, x, y).tolist():
-                    corners = sheet.triangles[triangle]
+                triangles, _ = woven_triangles(pos, sheet.cells, sheet.cell_threads, alive)  # the cloth drawn
+                for triangle in triangles_at(pos, triangles, x, y).tolist():
+                    corners = triangles[triangle]
                     gaps = np.hypot(*(pos[corners] - (x, y)).T)
                     note(entity, int(corners[np.argmin(gaps)]), float(gaps.min()))
             for entity, creature in active.by_entity(SoftBody):

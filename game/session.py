@@ -12,7 +12,7 @@ from typing import Any
 
 from weft.game.level.problems import LevelError
 from weft.game.simulation import Simulation
-from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
+from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt
 from weft.systems.softbody import poke_all
 
 KEYS = {
@@ -131,8 +131,13 @@ class Session:
         self.pointer = (x, y)
         if button == "left":
             self.tool.press(self, x, y)
+        elif button == "right":
+            end_cut(self)
 
     def _drag(self, x: float, y: float, dx: float, dy: float, buttons: list[str]) -> None:
+        if self.pointer is not None:
+            # the move from where the cursor was last seen, so a stroke has no gaps whatever dx said
+            dx, dy = x - self.pointer[0], y - self.pointer[1]
         self.pointer = (x, y)
         if "left" in buttons:
             self.tool.drag(self, x, y, dx, dy)
@@ -143,6 +148,8 @@ class Session:
         self.pointer = None
         if button == "left":
             self.tool.release(self, x, y)
+        elif button == "right":
+            end_cut(self)
 
     def _key(self, key: str) -> None:
         if key == "SPACE":

@@ -20,7 +20,7 @@ from weft.game.level.plugins import level_schedule
 from weft.game.physics import Physics
 from weft.systems import world
 from weft.systems.cloth import layout_pins
-from weft.systems.metrics import MetricsSystem, body_count, max_stretch
+from weft.systems.metrics import MetricsSystem, body_count, cloth_threads, max_stretch
 from weft.systems.schedule import Schedule
 from weft.systems.skeletons import joint_positions
 
@@ -277,6 +277,7 @@ class Simulation:
         stores = self.stores
         distances = stores.distances
         alive = int(distances.alive[: distances.count].sum())
+        threads, torn = self.thread_counts()
         steps = np.array(self.step_ms) if self.step_ms else np.zeros(1)
         return {
             "frames": self.frame,
@@ -285,7 +286,8 @@ class Simulation:
                 "circles": stores.particles.circles,
                 "constraints": distances.count,
                 "constraints_alive": alive,
-                "torn": distances.count - alive,
+                "threads": threads,
+                "torn": torn,
                 "bodies": self._count_bodies(),
                 "rigid_bodies": stores.rigid.count,
                 "sleeping": int(stores.rigid.asleep[: stores.rigid.count].sum()),
@@ -299,6 +301,11 @@ class Simulation:
             "settled_frame": self._metrics.settled_frame(),
             "state_hash": self.physics.state_hash(),
         }
+
+    def thread_counts(self) -> tuple[int, int]:
+        """The cloth's structural threads and how many are torn or cut (what the HUD shows)."""
+        with self.physics.entered():
+            return cloth_threads()
 
     def _count_bodies(self) -> int:
         with self.physics.entered():

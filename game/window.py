@@ -227,13 +227,14 @@ class PlayView(arcade.View):
 
     def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
         wx, wy = self._world(x, y)
+        px, py = self._world(x - dx, y - dy)  # the move in world px too, as scripts give it
         self.session.queue(
             {
                 "type": "mouse_drag",
                 "x": wx,
                 "y": wy,
-                "dx": float(dx),
-                "dy": float(dy),
+                "dx": wx - px,
+                "dy": wy - py,
                 "buttons": pressed_buttons(buttons),
             }
         )

@@ -55,7 +55,13 @@ class GrabSystem(System):
             if grab.held and grab.particle == NOTHING:
                 grab.particle = nearest_particle(stores, *grab.pressed_at, grab.reach)
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
-                    pin(stores, grab.particle, stores.particles.pos[grab.particle], owner=entity, glide=False)
+                    pin(
+                        stores,
+                        grab.particle,
+                        stores.particles.pos[grab.particle],
+                        owner=entity,
+                        speed=grab.speed,
+                    )
             if grab.particle == NOTHING:
                 continue
             row = pins.find(grab.particle)

@@ -34,6 +34,19 @@ def max_stretch(stores: Stores) -> float:
     return float(np.max(length / d.rest[:m][alive] - 1.0))
 
 
+def cloth_threads() -> tuple[int, int]:
+    """The structural threads of every sheet of the active world, and how many of them are torn or
+    cut: the threads a player sees (the hidden shear and bend threads die with them, and creatures'
+    and characters' constraints are no threads)."""
+    alive = world.stores().distances.alive
+    threads = torn = 0
+    for _, sheet in world.by_entity(Sheet):
+        rows = alive[sheet.structural.start : sheet.structural.stop]
+        threads += len(rows)
+        torn += len(rows) - int(np.count_nonzero(rows))
+    return threads, torn
+
+
 def state_hash(stores: Stores) -> str:
     """sha256 of every particle position, box pose and bone frame (float64 bytes): equal for
     bit-identical runs. Bones count for keyframed characters, which have no particles."""

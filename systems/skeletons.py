@@ -139,7 +139,7 @@ def build_skeleton(
             int(rows[joint]),
             (float(joints[joint, 0]), float(joints[joint, 1])),
             owner=entity,
-            glide=False,
+            speed=math.inf,
         )
     limits = _limits(ordered, parent, joints)
     driver = Ragdoll(

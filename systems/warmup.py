@@ -18,6 +18,7 @@ import numpy as np
 
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.cells import weave_cells
 from weft.systems.kernels.collide import collide_pairs
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
 from weft.systems.kernels.fields import blast, push_radially
@@ -26,7 +27,7 @@ from weft.systems.kernels.measure import deepest_overlap, longest_move
 from weft.systems.kernels.pins import place_pins
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
-from weft.systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
+from weft.systems.kernels.tear import kill_orphans, sweep_cut, tear_overstretched
 from weft.systems.kernels.verlet import integrate
 
 
@@ -47,11 +48,16 @@ def warm_kernels() -> None:
     place_pins(
         pos,
         prev,
+        np.ones(2),
         np.array([0], dtype=np.int64),
         pos[:1].copy(),
         pos[:1].copy(),
-        np.ones(1, np.bool_),
-        5.0,
+        np.full(1, 300.0),
+        1.0 / 60.0,
+        0.0,
+        0.0,
+        100.0,
+        100.0,
         True,
         0.0,
         1.0,
@@ -67,7 +73,10 @@ def warm_kernels() -> None:
     )
     tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
     kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
-    cut_crossing(pos, i, j, alive, 5.0, -1.0, 5.0, 1.0)
+    sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
+    square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    cell = np.array([[0, 1, 2, 3]], dtype=np.int64)
+    weave_cells(square, cell, np.zeros((1, 4), np.int64), alive, np.zeros((2, 3), np.int64), np.zeros(1))
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from weft.systems.kernels import KEPT_CACHES, cache_folder
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
-from weft.systems.kernels.tear import cut_crossing, kill_orphans
+from weft.systems.kernels.tear import kill_orphans, sweep_cut
 
 
 def random_mesh(seed: int, n: int = 60, m: int = 150):
@@ -106,8 +106,40 @@ def test_cut_kills_exactly_the_threads_the_stroke_crosses() -> None:
     i = np.array([0, 2, 4], np.uint32)
     j = np.array([1, 3, 5], np.uint32)
     alive = np.ones(3, bool)
-    assert cut_crossing(pos, i, j, alive, -1.0, 5.0, 10.0, 5.0) == 2
+    assert sweep_cut(pos, pos, i, j, alive, -1.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 2
     assert alive.tolist() == [False, False, True]
+
+
+def test_cut_touching_a_thread_at_either_end_counts() -> None:
+    pos = np.array([[0.0, 0.0], [0.0, 10.0], [5.0, 0.0], [5.0, 10.0]])
+    i = np.array([0, 2], np.uint32)
+    j = np.array([1, 3], np.uint32)
+    alive = np.ones(2, bool)
+    # from the first thread's middle to the second's top end
+    assert sweep_cut(pos, pos, i, j, alive, 0.0, 5.0, 5.0, 10.0, 0.0, 1.0) == 2
+
+
+def blade_along_y5_cuts(then: list[list[float]], now: list[list[float]]) -> bool:
+    """Whether a blade run along y = 5 from x = 0 to 10 cuts the one thread whose ends move from
+    ``then`` to ``now`` meanwhile."""
+    i, j = np.array([0], np.uint32), np.array([1], np.uint32)
+    return (
+        sweep_cut(np.array(then), np.array(now), i, j, np.ones(1, bool), 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 1
+    )
+
+
+def test_cut_sweeps_a_thread_that_moves_across_the_blades_path() -> None:
+    # a vertical thread slides from x = 20 to x = -10: the tip meets it halfway
+    assert blade_along_y5_cuts([[20.0, 0.0], [20.0, 10.0]], [[-10.0, 0.0], [-10.0, 10.0]])
+    # against the cloth as it is now alone, the thread lies left of the segment: missed
+    assert not blade_along_y5_cuts([[-10.0, 0.0], [-10.0, 10.0]], [[-10.0, 0.0], [-10.0, 10.0]])
+
+
+def test_cut_sees_the_cloth_as_it_was_when_the_blade_was_there() -> None:
+    # a thread under the segment's start at first, that then drops away below the blade's end:
+    # the tip was at x = 0 when the thread was there, so it is cut, though now it lies elsewhere
+    assert blade_along_y5_cuts([[0.0, 0.0], [0.0, 10.0]], [[10.0, -20.0], [10.0, -10.0]])
+    assert not blade_along_y5_cuts([[10.0, -20.0], [10.0, -10.0]], [[10.0, -20.0], [10.0, -10.0]])
 
 
 def test_orphans_die_with_any_parent() -> None:

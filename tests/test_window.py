@@ -40,16 +40,20 @@ def test_keys_and_buttons_are_named_as_scripts_name_them() -> None:
 def test_mouse_input_is_applied_at_the_next_physics_frame_and_recorded(view: PlayView) -> None:
     view.on_draw()  # fits the camera, as the first drawn frame does
     corner = view.session.sim.positions("sheet")[-1]
-    view.on_mouse_press(int(corner[0]), int(corner[1]), arcade.MOUSE_BUTTON_LEFT, 0)
+    x, y = (round(float(c)) for c in view.renderer.to_window([corner])[0])  # window px of the corner
+    view.on_mouse_press(x, y, arcade.MOUSE_BUTTON_LEFT, 0)
     assert view.session.log == []  # queued, not applied between frames
     view.on_update(1 / 60)
     assert view.session.log[0]["type"] == "mouse_press"
     assert view.session.log[0]["frame"] == 0
-    view.on_mouse_drag(int(corner[0]) + 40, int(corner[1]) - 60, 40, -60, arcade.MOUSE_BUTTON_LEFT, 0)
+    # 40 window px in a frame: slower than a grab leads a point (Grab.speed, 50 px a frame)
+    view.on_mouse_drag(x + 24, y - 32, 24, -32, arcade.MOUSE_BUTTON_LEFT, 0)
     view.on_update(1 / 60)
-    np.testing.assert_allclose(
-        view.session.sim.positions("sheet")[-1], (int(corner[0]) + 40, int(corner[1]) - 60)
-    )
+    target = view.renderer.to_world(x + 24, y - 32)
+    np.testing.assert_allclose(view.session.sim.positions("sheet")[-1], target)
+    # the move is recorded in world px, as the position is (the view is scaled to fit the floor in)
+    drag = view.session.log[1]
+    np.testing.assert_allclose((drag["dx"], drag["dy"]), np.subtract(target, view.renderer.to_world(x, y)))
 
 
 def test_a_long_stall_runs_only_a_few_frames_of_catch_up(view: PlayView) -> None:
@@ -111,10 +115,51 @@ def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None
             "bend",
         ):
             continue
-        values = [control.low, control.high] if isinstance(control, Slider) else list(control.options)
+        values = (
+            [control.low_for(session), control.high] if isinstance(control, Slider) else list(control.options)
+        )
         assert isinstance(control, Slider | Choice)
         for value in values:
             for key, setting in control.write(session, value):
                 session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
     session.sim.step(2)
+    session.sim.close()
+
+
+def test_the_hud_counts_the_threads_a_cut_severs_not_the_hidden_ones_with_them() -> None:
+    from weft.levels import LEVELS_DIR
+
+    window = shared_window()
+    session = Session(Simulation.load(LEVELS_DIR / "flag.toml"))  # shear threads lean on the sheet's
+    play = PlayView(session)
+    window.show_view(play)
+    try:
+        x = 260.0 + 20.5 * 13  # down between columns 20 and 21 of the flag, top to bottom
+        session.queue({"type": "mouse_press", "x": x, "y": 640.0, "button": "right"})
+        session.queue(
+            {"type": "mouse_drag", "x": x, "y": 200.0, "dx": 0.0, "dy": -440.0, "buttons": ["right"]}
+        )
+        session.advance()
+        play.on_draw()
+        d = session.sim.stores.distances
+        dead = ~d.alive[: d.count]
+        structural = int(np.count_nonzero(dead & (d.kind[: d.count] == 0)))
+        assert structural > 0 and np.count_nonzero(dead) > structural  # hidden threads went with them
+        assert f"· {structural} torn" in play.hud.stats.text
+    finally:
+        window.show_view(arcade.View())
+        session.sim.close()
+
+
+@pytest.mark.parametrize("level", ["cloth.toml", "flag.toml", "hammock.toml"])
+def test_at_the_stiffness_sliders_low_end_the_sheet_stays_on_its_pins(level: str) -> None:
+    from weft.game.panel import CONTROLS
+    from weft.levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / level))
+    control = CONTROLS["iterations"]
+    for key, value in control.write(session, control.low_for(session)):
+        session.sim.set(key, value)
+    session.sim.step(600)  # 10 s: at 1 pass the default sheet lost 70 threads, the flag 347
+    assert session.sim.metrics()["counts"]["torn"] == 0
     session.sim.close()

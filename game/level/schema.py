@@ -629,6 +629,37 @@ class Level(Table):
         return self
 
     @model_validator(mode="after")
+    def _sheets_fit_the_world(self) -> Level:
+        """A sheet built partly outside the walls would be pushed in and torn at its first step."""
+        left, bottom, right, top = self.world.bounds
+        for k, cloth in enumerate(self.cloth):
+            r = cloth.thickness / 2.0
+            x0, y0, x1, y1 = sheet_extent(cloth)
+            where = f"the world's bounds {self.world.bounds} (less half the thickness, {r:g} px)"
+            if not (left + r <= x0 <= right - r and bottom + r <= y1 <= top - r):
+                raise AtKey(
+                    f"cloth.{k}.origin", f"expected a top-left point inside {where}, got {cloth.origin}"
+                )
+            if x1 > right - r:
+                raise AtKey(
+                    f"cloth.{k}.cols",
+                    f"expected a sheet inside {where}, got {cloth.cols} columns {cloth.spacing:g} px apart "
+                    f"from x = {x0:g}, reaching x = {x1:g}",
+                )
+            if y0 < bottom + r:
+                raise AtKey(
+                    f"cloth.{k}.rows",
+                    f"expected a sheet inside {where}, got {cloth.rows} rows {cloth.spacing:g} px apart "
+                    f"from y = {y1:g}, reaching y = {y0:g}",
+                )
+            for n, (x, y) in enumerate(cloth.pins.anchors):
+                if not (left + r <= x <= right - r and bottom + r <= y <= top - r):
+                    raise AtKey(
+                        f"cloth.{k}.pins.anchors.{n}", f"expected an anchor inside {where}, got {[x, y]}"
+                    )
+        return self
+
+    @model_validator(mode="after")
     def _circles_fit_the_cap(self) -> Level:
         total = sum(len(balls.positions) or balls.count for balls in self.balls)
         if total > self.world.max_circles:
@@ -648,6 +679,12 @@ def cloth_threads(cloth: Cloth) -> int:
     if cloth.bend:
         threads += max(cols - 2, 0) * rows + cols * max(rows - 2, 0)
     return threads
+
+
+def sheet_extent(cloth: Cloth) -> tuple[float, float, float, float]:
+    """The rectangle ``(left, bottom, right, top)``, px, of a sheet's points as built."""
+    x, y = cloth.origin
+    return (x, y - (cloth.rows - 1) * cloth.spacing, x + (cloth.cols - 1) * cloth.spacing, y)
 
 
 def box_count(boxes: Boxes) -> int:

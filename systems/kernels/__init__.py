@@ -89,6 +89,7 @@ try:
         box_softness,
         box_solver,
         box_step,
+        cells,
         collide,
         distance,
         fields,

@@ -69,6 +69,26 @@ def pieces(sim: Simulation, name: str = "sheet") -> int:
     return len({root(k) for k in range(len(parent))})
 
 
+def fastest_speed(sim: Simulation) -> float:
+    """The fastest particle's speed, px/s (its Verlet velocity ``pos - prev`` over one substep)."""
+    p = sim.stores.particles
+    if p.count == 0:
+        return 0.0
+    per_second = 60.0 * sim.settings.resolved_substeps()
+    return float(np.hypot(*(p.pos[: p.count] - p.prev[: p.count]).T).max()) * per_second
+
+
+def farthest_outside(sim: Simulation) -> float:
+    """How far, px, the particle farthest outside the level's bounds lies beyond them (0: none is)."""
+    p = sim.stores.particles
+    if p.count == 0:
+        return 0.0
+    pos = p.pos[: p.count]
+    left, bottom, right, top = sim.settings.bounds
+    beyond = np.concatenate([left - pos[:, 0], pos[:, 0] - right, bottom - pos[:, 1], pos[:, 1] - top])
+    return max(0.0, float(beyond.max()))
+
+
 def velocities(sim: Simulation) -> npt.NDArray[np.float64]:
     """Verlet velocities (px per substep) of every particle: ``pos - prev``."""
     p = sim.stores.particles
