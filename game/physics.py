@@ -58,8 +58,8 @@ from weft.game.level.schema import SPECS, Spec, ToolsTable, World
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
-from weft.systems.builtin import default_schedule
 from weft.systems.edits import rekey_contacts, remove_rows
+from weft.systems.frame import default_schedule
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
 from weft.systems.schedule import Schedule, System

@@ -40,7 +40,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from weft.systems.builtin import default_schedule
+from weft.systems.frame import default_schedule
 from weft.systems.schedule import Stage, System
 
 ENTRY_POINT_GROUP = "weft.systems"

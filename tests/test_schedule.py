@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 from support.worlds import sheet
 
-from weft.systems.builtin import default_schedule
+from weft.systems.frame import default_schedule
 from weft.systems.schedule import Schedule, ScheduleError, Stage, Step, System
 
 

@@ -26,7 +26,7 @@ from weft.game.level.problems import (
 )
 from weft.game.level.schema import Level
 from weft.systems import registry
-from weft.systems.builtin import default_schedule
+from weft.systems.frame import default_schedule
 from weft.systems.imports import import_system, is_import, spec_problem
 from weft.systems.registry import RegistryError
 from weft.systems.schedule import Schedule, ScheduleError, System
