@@ -10,12 +10,12 @@ from weft.systems.broadphase import BroadphaseSystem
 from weft.systems.collide import CollisionSystem
 from weft.systems.contacts import ContactEventSystem
 from weft.systems.cut import CutSystem
+from weft.systems.distances import DistanceSystem
 from weft.systems.fields import BlastSystem, FieldSystem
 from weft.systems.grab import GrabSystem
 from weft.systems.integrate import IntegrateSystem
 from weft.systems.metrics import MetricsSystem
 from weft.systems.pins import PinSystem
-from weft.systems.relax import DistanceSystem
 from weft.systems.schedule import Schedule, System
 from weft.systems.shake import ShakeSystem
 from weft.systems.skeletons import JointLimitSystem, SkinSystem
