@@ -7,7 +7,7 @@ from weft.systems.bounds import BoundsSystem, ContainSystem
 from weft.systems.box_particles import BoxParticleSystem
 from weft.systems.boxes import BoxStepSystem
 from weft.systems.broadphase import BroadphaseSystem
-from weft.systems.collide import CollisionSystem
+from weft.systems.circle_contacts import CollisionSystem
 from weft.systems.contacts import ContactEventSystem
 from weft.systems.cut import CutSystem
 from weft.systems.distances import DistanceSystem
