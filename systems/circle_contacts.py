@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from weft.systems import world
-from weft.systems.kernels.collide import collide_pairs
+from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.schedule import Stage, Step, System
 
 

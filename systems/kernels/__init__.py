@@ -86,7 +86,7 @@ try:
         box_softness,
         box_solver,
         box_step,
-        collide,
+        circle_contacts,
         distance,
         fields,
         grid,
