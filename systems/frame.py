@@ -11,7 +11,7 @@ from weft.systems.circle_contacts import CollisionSystem
 from weft.systems.contacts import ContactEventSystem
 from weft.systems.cut import CutSystem
 from weft.systems.distances import DistanceSystem
-from weft.systems.fields import BlastSystem, FieldSystem
+from weft.systems.force_fields import BlastSystem, FieldSystem
 from weft.systems.grab import GrabSystem
 from weft.systems.integrate import IntegrateSystem
 from weft.systems.metrics import MetricsSystem

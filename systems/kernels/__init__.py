@@ -88,7 +88,7 @@ try:
         box_step,
         circle_contacts,
         distance,
-        fields,
+        force_fields,
         grid,
         joint_limits,
         measure,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from weft.components import Blasts, ForceField, RigidStore
 from weft.systems import world
-from weft.systems.kernels.fields import blast, kick_boxes, push_radially
+from weft.systems.kernels.force_fields import blast, kick_boxes, push_radially
 from weft.systems.schedule import Stage, Step, System
 
 
