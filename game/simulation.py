@@ -14,9 +14,9 @@ import numpy.typing as npt
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Skinned
 from weft.game.level.build import cloth_look, has_circles, pin_layout
-from weft.game.level.fields import rgba
 from weft.game.level.load import LoadedLevel, load_level, parse_key
 from weft.game.level.plugins import level_schedule
+from weft.game.level.values import rgba
 from weft.game.physics import Physics
 from weft.systems import world
 from weft.systems.cloth import layout_pins

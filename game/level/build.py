@@ -31,11 +31,11 @@ from weft.components import (
     WorldSettings,
 )
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from weft.game.level.fields import rgba
 from weft.game.level.load import LoadedLevel
 from weft.game.level.problems import Problem, file_label
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
+from weft.game.level.values import rgba
 from weft.named_files import FileRefused, read_image
 from weft.systems.balls import add_circles, packed_centers
 from weft.systems.box_build import build_boxes, pyramid_centers, stack_centers

@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from weft.game.level.fields import AtKey
 from weft.game.level.schema import Level
+from weft.game.level.values import AtKey
 
 KeyPath = tuple[str | int, ...]
 

@@ -13,7 +13,9 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from weft.budgets import BOXES, CONSTRAINTS, PARTICLES, SKIN_VERTICES, too_big
 from weft.components import CORRECTIONS
-from weft.game.level.fields import (
+from weft.game.level.skeletons import Skeleton
+from weft.game.level.system_table import SystemTable
+from weft.game.level.values import (
     Acceleration,
     AtKey,
     Color,
@@ -27,8 +29,6 @@ from weft.game.level.fields import (
     Velocity,
     when,
 )
-from weft.game.level.skeletons import Skeleton
-from weft.game.level.system_table import SystemTable
 from weft.systems.balls import lattice_capacity
 from weft.systems.softbody import LEGS
 
