@@ -15,7 +15,7 @@ from typing import Any
 
 from weft.folders import PACKAGE_DIR
 from weft.game.level.schema import Level
-from weft.game.level.tiled_classes import generated_files as tiled_files
+from weft.game.level.tiled.classes import generated_files as tiled_files
 from weft.game.output import write_atomically
 from weft.levels import SCHEMA_PATH
 
