@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import DistanceMode, ParticleKind, Stores
-from weft.components.skeleton import Bones, skeleton_from_segments
+from weft.components.skeleton import Bones
 from weft.components.skin import SkinnedMesh
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from weft.systems import world
@@ -26,6 +26,7 @@ from weft.systems.kernels.joint_limits import limit_joint_angles
 from weft.systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
 from weft.systems.pins import pin
 from weft.systems.schedule import Stage, Step, System
+from weft.systems.skeleton_build import skeleton_from_segments
 from weft.systems.skin_mesh import MeshSpec, make_skin, probe_vertices
 from weft.systems.world import by_entity
 
