@@ -164,7 +164,7 @@ def validate(
     try:
         model = Level.model_validate(raw)
     except ValidationError as error:
-        raise LevelError(problems_from_validation(error, label, text, overridden or {})) from None
+        raise LevelError(problems_from_validation(error, label, text, overridden or {}, root=Level)) from None
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
     if problems:

@@ -71,7 +71,7 @@ def system_problems(
             except ValidationError as error:
                 at = ("system", k, "params")
                 problems += problems_from_validation(
-                    error, file, text, overridden, at, registry.params_of(cls)
+                    error, file, text, overridden, at, root=registry.params_of(cls)
                 )
     return problems
 
@@ -121,7 +121,7 @@ def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule
         except ValidationError as error:
             at = ("system", k, "params")
             problems += problems_from_validation(
-                error, file, None, level.overridden, at, registry.params_of(cls)
+                error, file, None, level.overridden, at, root=registry.params_of(cls)
             )
             continue
         except RegistryError as error:
