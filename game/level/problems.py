@@ -18,9 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from weft.game.level.values import AtKey
-
 KeyPath = tuple[str | int, ...]
+
+
+class AtKey(ValueError):
+    """A validator's finding about a key below the one it validates (``path`` is relative)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from weft.budgets import BOXES, CONSTRAINTS, PARTICLES, SKIN_VERTICES, too_big
 from weft.components import CORRECTIONS
+from weft.game.level.problems import AtKey
 from weft.game.level.skeletons import Skeleton
 from weft.game.level.system_table import SystemTable
 from weft.game.level.values import (
     Acceleration,
-    AtKey,
     Color,
     Coordinate,
     Rectangle,

@@ -56,14 +56,6 @@ def when(key: str, value: str, then: dict[str, Any]) -> dict[str, Any]:
     return {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": then}
 
 
-class AtKey(ValueError):
-    """A validator's finding about a key below the one it validates (``path`` is relative)."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-
-
 def describe(value: object) -> str:
     """A short rendering of a TOML value for error messages."""
     if isinstance(value, str):
