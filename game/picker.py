@@ -21,8 +21,8 @@ import arcade
 
 from weft.game.catalog import LevelEntry, list_levels
 from weft.game.hud import MUTED, TEXT, WARNING
+from weft.game.session import open_session
 from weft.game.thumbnails import ThumbnailJob
-from weft.game.window import open_session
 
 if TYPE_CHECKING:
     from weft.game.window import Game
