@@ -14,7 +14,7 @@ import numpy.typing as npt
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Skinned
 from weft.game.level.build import cloth_look, has_circles, pin_layout
-from weft.game.level.load import LoadedLevel, load_level, parse_key
+from weft.game.level.load import LoadedLevel, load_level, parse_key, with_value
 from weft.game.level.plugins import level_schedule
 from weft.game.level.values import rgba
 from weft.game.physics import Physics
@@ -151,10 +151,7 @@ class Simulation:
         (what tools and sliders do); ``clamped`` then says what was changed.
         """
         path = parse_key(key) if isinstance(key, str) else tuple(key)
-        if clamp:
-            level, self.clamped = self.level.with_clamped_value(path, value)
-        else:
-            level, self.clamped = self.level.with_value(path, value), []
+        level, self.clamped = with_value(self.level, path, value, clamp)
         if path[0] == "system":
             level_schedule(level)  # a refused import or bad params raise here, before anything changes
         self.level = level

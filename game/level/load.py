@@ -48,34 +48,6 @@ class LoadedLevel:
         """Paths inside the level are relative to this folder."""
         return self.source.parent
 
-    def with_value(self, path: KeyPath, value: Any) -> LoadedLevel:
-        """A copy with one key changed, validated; raises ``LevelError`` if the result is invalid."""
-        raw = copy.deepcopy(self.raw)
-        label = file_label(self.source)
-        problem = set_key(raw, path, value, label, RUNTIME)
-        if problem:
-            raise LevelError([problem])
-        changed = validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
-        changed.allow_import = self.allow_import
-        return changed
-
-    def with_clamped_value(self, path: KeyPath, value: Any) -> tuple[LoadedLevel, list[str]]:
-        """``with_value``, but a number outside the schema's range is brought to its nearest bound
-        (a tool or slider must never be refused for going too far); also the notes of what was
-        clamped. Raises ``LevelError`` for what clamping cannot mend."""
-        raw = copy.deepcopy(self.raw)
-        label = file_label(self.source)
-        problem = set_key(raw, path, value, label, RUNTIME)
-        if problem:
-            raise LevelError([problem])
-        deep = too_deep(raw)
-        if deep is not None:
-            raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=RUNTIME)])
-        notes = clamp_into_schema(raw, path)
-        changed = validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
-        changed.allow_import = self.allow_import
-        return changed, notes
-
 
 def parse_key(text: str) -> KeyPath:
     """``"cloth.0.tear_ratio"`` -> ``("cloth", 0, "tear_ratio")``."""
@@ -176,6 +148,31 @@ def validate(
     if problems:
         raise LevelError(problems)
     return level
+
+
+def with_value(
+    level: LoadedLevel, path: KeyPath, value: Any, clamp: bool = False
+) -> tuple[LoadedLevel, list[str]]:
+    """A copy of ``level`` with one key changed, validated, and the notes of what was clamped.
+
+    With ``clamp`` a number outside the schema's range is brought to its nearest bound (a tool or
+    slider must never be refused for going too far). Raises ``LevelError`` for an invalid result,
+    or with ``clamp`` for what clamping cannot mend.
+    """
+    raw = copy.deepcopy(level.raw)
+    label = file_label(level.source)
+    problem = set_key(raw, path, value, label, RUNTIME)
+    if problem:
+        raise LevelError([problem])
+    notes = []
+    if clamp:
+        deep = too_deep(raw)
+        if deep is not None:
+            raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=RUNTIME)])
+        notes = clamp_into_schema(raw, path)
+    changed = validate(raw, level.source, overridden={**level.overridden, path: RUNTIME})
+    changed.allow_import = level.allow_import
+    return changed, notes
 
 
 def load_level(
