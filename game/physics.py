@@ -52,7 +52,8 @@ from weft.components import (
 )
 from weft.game.clock import FrameClock
 from weft.game.level.build import build_body, level_bodies, tool_components, world_settings
-from weft.game.level.load import LoadedLevel, load_level
+from weft.game.level.load import load_level
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
 from weft.game.level.schema import SPECS, Spec, ToolsTable, World
 from weft.game.threads import ThreadChoice, numba_threads, threaded

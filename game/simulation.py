@@ -14,7 +14,8 @@ import numpy.typing as npt
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Skinned
 from weft.game.level.build import cloth_look, has_circles, pin_layout
-from weft.game.level.load import LoadedLevel, load_level, parse_key, with_value
+from weft.game.level.load import load_level, parse_key, with_value
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
 from weft.game.level.values import rgba
 from weft.game.physics import Physics

@@ -21,7 +21,7 @@ from weft.game.catalog import level_paths, neighbour
 from weft.game.clock import FrameClock
 from weft.game.events import save_script
 from weft.game.hud import Hud
-from weft.game.level.load import LoadedLevel
+from weft.game.level.loaded import LoadedLevel
 from weft.game.offscreen import WINDOW_SIZE
 from weft.game.panel import Panel
 from weft.game.reload import LevelWatcher

@@ -31,7 +31,7 @@ from weft.components import (
     WorldSettings,
 )
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from weft.game.level.load import LoadedLevel
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.problems import Problem, file_label
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton

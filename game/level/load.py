@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from pydantic import ValidationError
 
 from weft.budgets import LEVEL_FILE_BYTES
 from weft.game.level.clamp import clamp_into_schema
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.plugins import system_problems
 from weft.game.level.problems import (
@@ -29,24 +29,6 @@ from weft.game.level.tiled import TILED_SUFFIXES, read_tiled
 from weft.named_files import FileRefused, read_text_capped
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
-
-
-@dataclass
-class LoadedLevel:
-    """A valid level: the model, the data it came from, and where it came from."""
-
-    source: Path
-    raw: dict[str, Any]
-    model: Level
-    overridden: dict[KeyPath, str] = field(default_factory=dict)
-    """Keys changed after reading the file, with where the change came from (for error messages)."""
-    allow_import: tuple[str, ...] = ()
-    """Modules ``module:attr`` systems may be imported from (``--allow-import``; never from the file)."""
-
-    @property
-    def directory(self) -> Path:
-        """Paths inside the level are relative to this folder."""
-        return self.source.parent
 
 
 def parse_key(text: str) -> KeyPath:

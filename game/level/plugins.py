@@ -32,7 +32,7 @@ from weft.systems.registry import RegistryError
 from weft.systems.schedule import Schedule, ScheduleError, System
 
 if TYPE_CHECKING:
-    from weft.game.level.load import LoadedLevel
+    from weft.game.level.loaded import LoadedLevel
 
 
 def system_problems(
