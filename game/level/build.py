@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,8 +30,6 @@ from weft.components import (
     WorldSettings,
 )
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from weft.game.level.loaded import LoadedLevel
-from weft.game.level.problems import Problem, file_label
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
 from weft.game.level.values import rgba
@@ -40,7 +37,7 @@ from weft.named_files import FileRefused, read_image
 from weft.systems.balls import add_circles, packed_centers
 from weft.systems.box_build import build_boxes, pyramid_centers, stack_centers
 from weft.systems.cloth import build_cloth
-from weft.systems.skeletons import BoneError, BoneSpec, build_skeleton
+from weft.systems.skeletons import BoneSpec, build_skeleton
 from weft.systems.skin_mesh import MeshSpec
 from weft.systems.softbody import build_creature
 from weft.systems.world import by_entity
@@ -298,31 +295,6 @@ def skeleton(
         pinned=[names.index(name) for name in table.pinned],
         clip=clip,
     )
-
-
-def skeleton_problems(level: LoadedLevel) -> list[Problem]:
-    """A problem for each ``[[skeleton]]`` whose skin cannot be made (built aside, in stores of its own)."""
-    problems = []
-    label = file_label(level.source)
-    for k, table in enumerate(level.model.skeleton):
-        try:
-            skinned, _ = skeleton(Stores(), 0, table, level.directory)
-        except BoneError as error:
-            bone = [bone.name for bone in table.bones].index(error.bone)
-            problems.append(Problem(label, ("skeleton", k, "bones", bone), str(error)))
-            continue
-        except ValueError as error:
-            problems.append(Problem(label, ("skeleton", k, "skin"), str(error)))
-            continue
-        changed = skinned.mesh.normalised
-        if len(changed):
-            shown = ", ".join(str(int(v)) for v in changed[:5]) + (" ..." if len(changed) > 5 else "")
-            warnings.warn(
-                f"{label}: skeleton.{k}.skin.weights: rescaled to sum to 1 (normalize_weights) at "
-                f"vertex {shown}",
-                stacklevel=2,
-            )
-    return problems
 
 
 def _joint_box(table: Skeleton) -> list[float]:

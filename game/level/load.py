@@ -24,6 +24,7 @@ from weft.game.level.problems import (
     problems_from_validation,
 )
 from weft.game.level.schema import Level
+from weft.game.level.skeleton_check import skeleton_problems
 from weft.game.level.textures import texture_problems
 from weft.game.level.tiled import TILED_SUFFIXES, read_tiled
 from weft.named_files import FileRefused, read_text_capped
@@ -124,8 +125,6 @@ def validate(
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
-    from weft.game.level.build import skeleton_problems  # build needs this module: import when used
-
     problems = skeleton_problems(level)
     if problems:
         raise LevelError(problems)
