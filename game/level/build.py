@@ -165,19 +165,19 @@ def build_body(stores: Stores, entity: int, spec: Spec, directory: Path) -> list
             )
         ]
     elif isinstance(spec, Balls):
-        build_balls(stores, entity, spec)
+        add_balls(stores, entity, spec)
         made = [BallSet(name=spec.name)]
     elif isinstance(spec, Creature):
-        made = [creature(stores, entity, spec)]
+        made = [add_creature(stores, entity, spec)]
     elif isinstance(spec, Boxes):
-        made = [boxes(stores, entity, spec)]
+        made = [add_boxes(stores, entity, spec)]
     else:
-        skinned, driver = skeleton(stores, entity, spec, directory)
+        skinned, driver = add_skeleton(stores, entity, spec, directory)
         made = [skinned] if driver is None else [skinned, driver]
     return [Body(KINDS[type(spec)], spec.name, spec), *made]
 
 
-def creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
+def add_creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
     """The creature a ``[[creature]]`` table describes, its particles added to the stores."""
     return build_creature(
         stores,
@@ -198,7 +198,7 @@ def creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
     )
 
 
-def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
+def add_boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
     size = (table.size[0], table.size[1])
     base = (table.base[0], table.base[1])
@@ -231,7 +231,7 @@ def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     )
 
 
-def skeleton(
+def add_skeleton(
     stores: Stores, entity: int, table: Skeleton, directory: Path
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """The character a ``[[skeleton]]`` table describes: its skin, and its ragdoll (in the stores) or clip."""
@@ -314,7 +314,7 @@ def _alpha(path: str) -> np.ndarray:
     return np.asarray(image.getchannel("A"), dtype=np.float64) / 255.0
 
 
-def build_balls(stores: Stores, entity: int, table: Balls) -> None:
+def add_balls(stores: Stores, entity: int, table: Balls) -> None:
     """Add a ``[[balls]]`` set's circles: at its positions, or packed into its region; sizes from its seed."""
     rng = np.random.default_rng(table.seed)
     low, high = table.radius

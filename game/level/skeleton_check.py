@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 
 from weft.components import Stores
-from weft.game.level.build import skeleton
+from weft.game.level.build import add_skeleton
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.problems import Problem, file_label
 from weft.systems.skeletons import BoneError
@@ -18,7 +18,7 @@ def skeleton_problems(level: LoadedLevel) -> list[Problem]:
     label = file_label(level.source)
     for k, table in enumerate(level.model.skeleton):
         try:
-            skinned, _ = skeleton(Stores(), 0, table, level.directory)
+            skinned, _ = add_skeleton(Stores(), 0, table, level.directory)
         except BoneError as error:
             bone = [bone.name for bone in table.bones].index(error.bone)
             problems.append(Problem(label, ("skeleton", k, "bones", bone), str(error)))
