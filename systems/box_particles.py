@@ -22,7 +22,7 @@ class BoxParticleSystem(System):
     name = "box_particles"
     stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances", "bounds", "collisions")
+    after = ("distances", "bounds", "circle_contacts")
 
     def __init__(self) -> None:
         self._grid = BoxGrid()

@@ -7,10 +7,10 @@ from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.schedule import Stage, Step, System
 
 
-class CollisionSystem(System):
+class CircleContactSystem(System):
     """Pushes apart every overlapping pair the broadphase listed, with Coulomb friction."""
 
-    name = "collisions"
+    name = "circle_contacts"
     stage = Stage.ITERATION
     needs_particles = True
     # after the walls: the floor's push then travels up a pile within one pass (pairs are

@@ -7,7 +7,7 @@ from weft.systems.bounds import BoundsSystem, ContainSystem
 from weft.systems.box_particles import BoxParticleSystem
 from weft.systems.boxes import BoxStepSystem
 from weft.systems.broadphase import BroadphaseSystem
-from weft.systems.circle_contacts import CollisionSystem
+from weft.systems.circle_contacts import CircleContactSystem
 from weft.systems.contacts import ContactEventSystem
 from weft.systems.cut import CutSystem
 from weft.systems.distances import DistanceSystem
@@ -41,7 +41,7 @@ def builtin_systems() -> list[System]:
         DistanceSystem(),
         PressureSystem(),
         BoundsSystem(),
-        CollisionSystem(),
+        CircleContactSystem(),
         BoxParticleSystem(),
         JointLimitSystem(),
         PerimeterSystem(),

@@ -237,7 +237,7 @@ class JointLimitSystem(System):
     name = "joint_limits"
     stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances", "bounds", "collisions", "box_particles")
+    after = ("distances", "bounds", "circle_contacts", "box_particles")
 
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)

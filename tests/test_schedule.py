@@ -41,7 +41,7 @@ def test_built_in_order_reads_top_to_bottom() -> None:
         "distances",
         "pressure",
         "bounds",
-        "collisions",
+        "circle_contacts",
         "box_particles",
         "joint_limits",
     ]
@@ -60,7 +60,7 @@ def test_custom_systems_go_where_before_and_after_say() -> None:
         "pressure",
         "springs",
         "bounds",
-        "collisions",
+        "circle_contacts",
         "box_particles",
         "joint_limits",
         "last",
