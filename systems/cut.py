@@ -5,7 +5,7 @@ from __future__ import annotations
 from weft.components import CutStroke
 from weft.systems import world
 from weft.systems.kernels.tear import cut_crossing
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.tear import kill_dependents
 
 
@@ -13,7 +13,6 @@ class CutSystem(System):
     """Consumes the segments of every ``CutStroke`` and kills the threads they cross."""
 
     name = "cut"
-    stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
         stores = world.stores()

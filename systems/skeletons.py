@@ -25,7 +25,7 @@ from weft.systems.kernels.bones import bone_frames_from_particles, local_from_an
 from weft.systems.kernels.joint_limits import limit_joint_angles
 from weft.systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
 from weft.systems.pins import pin
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.skeleton_build import skeleton_from_segments
 from weft.systems.skin_mesh import MeshSpec, make_skin, probe_vertices
 from weft.systems.world import by_entity
@@ -235,9 +235,7 @@ class JointLimitSystem(System):
     """
 
     name = "joint_limits"
-    stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances", "bounds", "circle_contacts", "box_particles")
 
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)
@@ -261,7 +259,6 @@ class SkinSystem(System):
     """Poses every skeleton (from its particles or its clip) and skins its mesh, once a frame."""
 
     name = "skin"
-    stage = Stage.FRAME_END
 
     def __init__(self) -> None:
         self._angles: dict[int, FloatArray] = {}

@@ -31,7 +31,7 @@ from weft.components import ClothLook, DistanceStore, Sheet
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.textures import ClothTextures
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry, Texture2D
@@ -127,7 +127,6 @@ class ClothMeshSystem(System):
     """
 
     name = "cloth_mesh"
-    stage = Stage.DRAW
 
     def __init__(self, ctx: Context, options: DrawOptions, textures: ClothTextures | None = None) -> None:
         self.ctx = ctx
