@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from weft.game.level.plugins import level_schedule
 from weft.game.level.values import rgba
 from weft.game.physics import Physics
 from weft.systems import world
+from weft.systems.box_build import solver_passes
 from weft.systems.cloth import layout_pins
 from weft.systems.metrics import MetricsSystem, body_count, max_stretch
 from weft.systems.schedule import Schedule
@@ -183,7 +183,7 @@ class Simulation:
             store.friction[rows] = table.friction
             store.revision += 1
         elif key == "iterations":
-            store.iterations[rows] = table.iterations or 0
+            store.iterations[rows] = solver_passes(table.iterations)
             store.revision += 1
         elif key == "colors":
             boxes.colors = tuple(rgba(c) for c in table.colors)
@@ -199,7 +199,7 @@ class Simulation:
         structural = slice(cloth.structural.start, cloth.structural.stop)
         threads = slice(cloth.threads.start, cloth.threads.stop)
         if key in ("tear_ratio", "tearable"):
-            distances.tear_ratio[structural] = table.tear_ratio if table.tearable else math.inf
+            distances.tear_ratio[structural] = table.structural_tear_ratio
         elif key == "compliance":
             distances.compliance[threads] = table.compliance
         elif key == "pins":

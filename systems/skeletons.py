@@ -99,10 +99,10 @@ def build_skeleton(
     look: SkinLook,
     probes: list[int],
     ragdoll: bool,
-    braces: list[tuple[int, int]] = (),
-    joint_radius: float | FloatArray = 6.0,
-    mass: float = 1.0,
-    pinned: list[int] = (),
+    braces: list[tuple[int, int]],
+    joint_radius: float | FloatArray,
+    mass: float,
+    pinned: list[int],
     clip: Clip | None = None,
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """A character's ``Skinned`` component and its driver (a ``Ragdoll`` added to the stores, or ``clip``).

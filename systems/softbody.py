@@ -50,10 +50,10 @@ def build_creature(
     name: str,
     center: tuple[float, float],
     radius: float,
-    points: int = 16,
-    rotation: float = 0.0,
-    pressure: float = 0.2,
-    upright: float = 0.04,
+    points: int,
+    rotation: float,
+    pressure: float,
+    upright: float,
     look: CreatureLook | None = None,
 ) -> SoftBody:
     """Add a round creature of ``points`` ring points and four legs, turned ``rotation`` radians; return it.

@@ -17,6 +17,7 @@ from typing import Any
 from weft.folders import PACKAGE_DIR
 from weft.game.level.schema import Level
 from weft.game.level.tiled.classes import generated_files as tiled_files
+from weft.game.level.values import SLIDER
 from weft.game.output import write_atomically
 from weft.levels import SCHEMA_PATH
 from weft.systems.frame import frame_picture, stage_table
@@ -155,6 +156,14 @@ def _type_text(schema: dict[str, Any], node: dict[str, Any]) -> str:
 
 
 def _range_text(node: dict[str, Any]) -> str:
+    bounds = _bounds_text(node)
+    if SLIDER in node:
+        low, high = node[SLIDER]
+        bounds += f" (panel slider: {low} to {high})"
+    return bounds
+
+
+def _bounds_text(node: dict[str, Any]) -> str:
     if "items" in node and "minimum" in node["items"]:
         node = node["items"]
     if "anyOf" in node:

@@ -56,6 +56,17 @@ def when(key: str, value: str, then: dict[str, Any]) -> dict[str, Any]:
     return {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": then}
 
 
+SLIDER = "x-slider"
+"""The JSON-schema keyword under which a key gives the span of its slider in the tuning panel."""
+
+
+def slider(low: float, high: float) -> dict[str, Any]:
+    """``json_schema_extra`` of a key the tuning panel shows as a slider from ``low`` to ``high``: the
+    useful part of the key's range (a tear ratio of 100 is allowed, but tears nothing a slider
+    could show). Without it a slider spans the key's whole range."""
+    return {SLIDER: [low, high]}
+
+
 def describe(value: object) -> str:
     """A short rendering of a TOML value for error messages."""
     if isinstance(value, str):
