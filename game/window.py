@@ -24,6 +24,7 @@ from weft.game.hud import Hud
 from weft.game.level.loaded import LoadedLevel
 from weft.game.offscreen import WINDOW_SIZE
 from weft.game.panel import Panel
+from weft.game.picker import PickerView
 from weft.game.reload import LevelWatcher
 from weft.game.render import WorldRenderer
 from weft.game.screenshot import save_screenshot
@@ -325,8 +326,6 @@ class Game:
 
     def pick(self, selected: Path | None = None) -> arcade.View:
         """Show the level picker, ``selected`` (a level file) highlighted."""
-        from weft.game.picker import PickerView  # the picker opens levels through this class
-
         view = PickerView(self, selected)
         self.window.show_view(view)
         return view

@@ -23,7 +23,6 @@ from weft.components import (
     Press,
     RigidSettings,
     Shake,
-    Sheet,
     SoftBody,
     Stores,
     Wind,
@@ -40,7 +39,6 @@ from weft.systems.cloth import build_cloth
 from weft.systems.skeletons import BoneSpec, build_skeleton
 from weft.systems.skin_mesh import MeshSpec
 from weft.systems.softbody import build_creature
-from weft.systems.world import by_entity
 
 CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""
@@ -328,13 +326,3 @@ def add_balls(stores: Stores, entity: int, table: Balls) -> None:
     added = add_circles(stores, entity, centers, radii)
     if table.fixed:
         stores.particles.inv_mass[added.start : added.stop] = 0.0
-
-
-def cloths() -> list[tuple[int, Sheet]]:
-    """Every cloth of the active world, in creation (level) order."""
-    return by_entity(Sheet)
-
-
-def box_sets() -> list[tuple[int, BoxSet]]:
-    """Every box set of the active world, in creation (level) order."""
-    return by_entity(BoxSet)

@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from weft.game.level.problems import LevelError, problems_from_validation
+
 HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
 
 
@@ -23,9 +25,6 @@ class _TableType(type(BaseModel)):  # type: ignore[misc]
         try:
             return super().__call__(**{key: plain(value) for key, value in data.items()})
         except ValidationError as error:
-            # problems needs the schema, which needs this module: imported when a mistake is made
-            from weft.game.level.problems import LevelError, problems_from_validation
-
             raise LevelError(problems_from_validation(error, f"weft.{cls.__name__}", root=cls)) from None
 
 
