@@ -16,12 +16,14 @@ import math
 import numpy as np
 
 from weft.bench.measure import SceneResult, time_frames
-from weft.components.skeleton import Bones, skeleton_from_segments
-from weft.components.skin import SkinnedMesh, make_skinned_mesh
+from weft.components.skeleton import Bones
+from weft.components.skin import SkinnedMesh
 from weft.systems.kernels.bone_weights import automatic_weights
 from weft.systems.kernels.bones import local_from_angles, pose_from_local
 from weft.systems.kernels.skinning import skin_vertices_naive
+from weft.systems.skeleton_build import skeleton_from_segments
 from weft.systems.skeletons import skin
+from weft.systems.skin_build import make_skinned_mesh
 
 BONES = 20
 SIDE = 100

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import ForceField, Grab, Pour
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.systems.balls import SPOUT_SPREAD
 from weft.systems.draw.strokes import SEGMENT_FIELDS, segments
 

@@ -2,7 +2,11 @@
 
 A control never touches the world directly: it queues a ``set`` event with
 the same key as ``--set``, so every change is validated like a level file,
-applied at the start of the next frame, and recorded for replay.
+applied at the start of the next frame, and recorded for replay. A slider
+that sets a key as it is spans what the schema gives for that key
+(``slider_span``); the few that set a key through a formula (gravity's
+strength and tilt, compliance's exponent, the poured sizes) span values
+whose keys a test holds inside the schema's ranges.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
 
 from weft.components import CORRECTIONS
-from weft.game.level.schema import COLOR_MODES, PATTERNS
+from weft.game.level.schema import COLOR_MODES, PATTERNS, slider_span
 from weft.game.session import Session
 from weft.game.tools import MAX_TILT_DEG, tilted
 
@@ -124,32 +128,28 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "wind": Slider(
         "Wind strength",
-        0.0,
-        3000.0,
+        *slider_span("world.wind.strength"),
         read=lambda s: _world(s).wind.strength,
         write=lambda s, v: [("world.wind.strength", round(v))],
         show=lambda v: f"{v:.0f} px/s²",
     ),
     "wind_direction": Slider(
         "Wind direction",
-        -180.0,
-        180.0,
+        *slider_span("world.wind.direction_deg"),
         read=lambda s: _world(s).wind.direction_deg,
         write=lambda s, v: [("world.wind.direction_deg", round(v))],
         show=lambda v: f"{v:.0f}°",
     ),
     "tear_ratio": Slider(
         "Tear ratio",
-        1.2,
-        6.0,
+        *slider_span("cloth.tear_ratio"),
         read=lambda s: first_cloth(s).tear_ratio,
         write=lambda s, v: each_cloth("tear_ratio")(s, round(v, 2)),
         show=lambda v: f"{v:.2f} × rest",
     ),
     "iterations": Slider(
         "Stiffness (iterations)",
-        1.0,
-        80.0,
+        *slider_span("world.iterations"),
         read=lambda s: _world(s).iterations,
         write=lambda s, v: [("world.iterations", round(v))],
         show=lambda v: f"{v:.0f}",
@@ -198,8 +198,7 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "substeps": Slider(
         "Substeps",
-        1.0,
-        16.0,
+        *slider_span("world.substeps"),
         read=lambda s: s.sim.settings.resolved_substeps(),
         write=lambda s, v: [("world.substeps", round(v))],
         show=lambda v: f"{v:.0f} per frame",
@@ -207,32 +206,28 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "restitution": Slider(
         "Restitution",
-        0.0,
-        1.0,
+        *slider_span("world.restitution"),
         read=lambda s: _world(s).restitution,
         write=lambda s, v: [("world.restitution", round(v, 2))],
         show=lambda v: f"{v:.2f} (bounce to {v * v:.0%})",
     ),
     "friction": Slider(
         "Friction",
-        0.0,
-        1.5,
+        *slider_span("world.friction"),
         read=lambda s: _world(s).friction,
         write=lambda s, v: [("world.friction", round(v, 2))],
         show=lambda v: "off" if v < 0.005 else f"{v:.2f}",
     ),
     "strength": Slider(
         "Tool strength",
-        0.0,
-        1.0,
+        *slider_span("tools.strength"),
         read=lambda s: _tools(s).strength,
         write=lambda s, v: [("tools.strength", round(v, 2))],
         show=lambda v: f"{v:.0%}",
     ),
     "radius": Slider(
         "Tool radius",
-        20.0,
-        600.0,
+        *slider_span("tools.radius"),
         read=lambda s: _tools(s).radius,
         write=lambda s, v: [("tools.radius", round(v))],
         show=lambda v: f"{v:.0f} px",
@@ -253,8 +248,7 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "box_iterations": Slider(
         "Box iterations",
-        1.0,
-        20.0,
+        *slider_span("world.rigid.iterations"),
         read=lambda s: _rigid(s).iterations,
         write=lambda s, v: [("world.rigid.iterations", round(v))],
         show=lambda v: f"{v:.0f} per substep",
@@ -262,8 +256,7 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "box_substeps": Slider(
         "Box substeps",
-        1.0,
-        16.0,
+        *slider_span("world.rigid.substeps"),
         read=lambda s: _rigid(s).substeps,
         write=lambda s, v: [("world.rigid.substeps", round(v))],
         show=lambda v: f"{v:.0f} per frame",
@@ -277,24 +270,21 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "slop": Slider(
         "Slop",
-        0.0,
-        2.0,
+        *slider_span("world.rigid.slop"),
         read=lambda s: _rigid(s).slop,
         write=lambda s, v: [("world.rigid.slop", round(v, 2))],
         show=lambda v: f"{v:.2f} px",
     ),
     "percent": Slider(
         "Correction percent",
-        0.05,
-        1.0,
+        *slider_span("world.rigid.percent"),
         read=lambda s: _rigid(s).percent,
         write=lambda s, v: [("world.rigid.percent", round(v, 2))],
         show=lambda v: f"{v:.0%} of the overlap",
     ),
     "box_friction": Slider(
         "Box friction",
-        0.0,
-        1.5,
+        *slider_span("boxes.friction"),
         read=lambda s: s.sim.level.model.boxes[0].friction,
         write=lambda s, v: each_box_set("friction")(s, round(v, 2)),
         show=lambda v: f"{v:.2f}",

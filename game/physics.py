@@ -52,15 +52,16 @@ from weft.components import (
 )
 from weft.game.clock import FrameClock
 from weft.game.level.build import build_body, level_bodies, tool_components, world_settings
-from weft.game.level.load import LoadedLevel, load_level
+from weft.game.level.load import load_level
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
 from weft.game.level.schema import SPECS, Spec, ToolsTable, World
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
-from weft.systems.builtin import default_schedule
 from weft.systems.cloth_cells import woven_triangles
 from weft.systems.edits import rekey_contacts, remove_rows
+from weft.systems.frame import default_schedule
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
 from weft.systems.schedule import Schedule, System

@@ -12,7 +12,7 @@ import arcade
 import numpy as np
 import numpy.typing as npt
 
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.overlays import FLOOR_DEPTH, VIEW_MARGIN, WALL_THICKNESS, tool_overlays
 from weft.game.renderer import DEFAULT_LAYERS, LAYERS, Renderer
 from weft.game.tools import MAX_SWING

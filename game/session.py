@@ -8,8 +8,11 @@ applied at the start of the tick it is queued for, never in between.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from weft.game.level.load import load_level
 from weft.game.level.problems import LevelError
 from weft.game.simulation import Simulation
 from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt
@@ -177,3 +180,11 @@ class Session:
             for tool in self.tools.values():
                 if key == f"KEY_{tool.hotkey}" or key == tool.hotkey:
                     self.tool = tool
+
+
+def open_session(path: Path, allow_import: Sequence[str] = ()) -> Session | None:
+    """A session of the level at ``path``, or None when it does not load or its systems cannot be built."""
+    try:
+        return Session(Simulation(load_level(path, allow_import=allow_import)))
+    except LevelError:
+        return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +13,13 @@ import numpy.typing as npt
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Skinned
 from weft.game.level.build import cloth_look, has_circles, pin_layout
-from weft.game.level.fields import rgba
-from weft.game.level.load import LoadedLevel, load_level, parse_key
+from weft.game.level.load import load_level, parse_key, with_value
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
+from weft.game.level.values import rgba
 from weft.game.physics import Physics
 from weft.systems import world
+from weft.systems.box_build import solver_passes
 from weft.systems.cloth import layout_pins
 from weft.systems.metrics import MetricsSystem, body_count, cloth_threads, max_stretch
 from weft.systems.schedule import Schedule
@@ -151,10 +152,7 @@ class Simulation:
         (what tools and sliders do); ``clamped`` then says what was changed.
         """
         path = parse_key(key) if isinstance(key, str) else tuple(key)
-        if clamp:
-            level, self.clamped = self.level.with_clamped_value(path, value)
-        else:
-            level, self.clamped = self.level.with_value(path, value), []
+        level, self.clamped = with_value(self.level, path, value, clamp)
         if path[0] == "system":
             level_schedule(level)  # a refused import or bad params raise here, before anything changes
         self.level = level
@@ -185,7 +183,7 @@ class Simulation:
             store.friction[rows] = table.friction
             store.revision += 1
         elif key == "iterations":
-            store.iterations[rows] = table.iterations or 0
+            store.iterations[rows] = solver_passes(table.iterations)
             store.revision += 1
         elif key == "colors":
             boxes.colors = tuple(rgba(c) for c in table.colors)
@@ -201,7 +199,7 @@ class Simulation:
         structural = slice(cloth.structural.start, cloth.structural.stop)
         threads = slice(cloth.threads.start, cloth.threads.stop)
         if key in ("tear_ratio", "tearable"):
-            distances.tear_ratio[structural] = table.tear_ratio if table.tearable else math.inf
+            distances.tear_ratio[structural] = table.structural_tear_ratio
         elif key == "compliance":
             distances.compliance[threads] = table.compliance
         elif key == "pins":

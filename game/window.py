@@ -22,13 +22,14 @@ from weft.game.clock import FrameClock
 from weft.game.events import save_script
 from weft.game.hud import BACKGROUND, WARNING, Hud
 from weft.game.level import LevelError, load_level
-from weft.game.level.load import LoadedLevel
+from weft.game.level.loaded import LoadedLevel
 from weft.game.offscreen import WINDOW_SIZE
 from weft.game.panel import Panel
+from weft.game.picker import PickerView
 from weft.game.reload import LevelWatcher
 from weft.game.render import WorldRenderer
 from weft.game.screenshot import save_screenshot
-from weft.game.session import Session
+from weft.game.session import Session, open_session
 from weft.game.simulation import Simulation
 from weft.game.thumbnails import ThumbnailCache
 from weft.game.warmup import Preparation, kernels_ready
@@ -397,19 +398,9 @@ class Game:
 
     def pick(self, selected: Path | None = None) -> arcade.View:
         """Show the level picker, ``selected`` (a level file) highlighted."""
-        from weft.game.picker import PickerView  # the picker opens levels through this class
-
         view = PickerView(self, selected)
         self.window.show_view(view)
         return view
-
-
-def open_session(path: Path, allow_import: Sequence[str] = ()) -> Session | None:
-    """A session of the level at ``path``, or None when it does not load or its systems cannot be built."""
-    try:
-        return Session(Simulation(load_level(path, allow_import=allow_import)))
-    except LevelError:
-        return None
 
 
 def open_window(width: int, height: int, title: str) -> arcade.Window:

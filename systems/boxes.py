@@ -29,7 +29,7 @@ from weft.systems.kernels.box_mouse import (
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island
 from weft.systems.kernels.box_step import ASLEEP, GROW, RELIST, step_boxes
 from weft.systems.kernels.jit import for_boxes
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 SPECULATIVE_SLOPS = 4.0
@@ -82,9 +82,6 @@ class BoxStepSystem(System):
     """
 
     name = "boxes"
-    stage = Stage.SUBSTEP
-    after = ("integrate", "pins", "fields")
-    before = ("broadphase",)
 
     def __init__(self) -> None:
         self._rules: tuple[object, ...] | None = None

@@ -9,7 +9,7 @@ import numpy as np
 from weft.components import CutStroke
 from weft.systems import world
 from weft.systems.kernels.tear import sweep_cut
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.tear import kill_dependents
 
 REST_FRAMES = 15
@@ -28,7 +28,6 @@ class CutSystem(System):
     """
 
     name = "cut"
-    stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
         stores = world.stores()

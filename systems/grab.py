@@ -10,7 +10,7 @@ from weft.systems import world
 from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
 from weft.systems.queries import boxes_at
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
@@ -44,7 +44,6 @@ class GrabSystem(System):
     """
 
     name = "grab"
-    stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
         stores = world.stores()

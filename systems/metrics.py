@@ -11,7 +11,7 @@ import numpy as np
 from weft.components import BallSet, BoxSet, Sheet, Skinned, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 SETTLE_DISTANCE = 0.01
 """px per frame: below this everywhere, the world counts as settled."""
@@ -106,7 +106,6 @@ class MetricsSystem(System):
     """
 
     name = "metrics"
-    stage = Stage.FRAME_END
 
     def __init__(self) -> None:
         self._last = np.zeros((0, 2))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from weft.components import Stores
 from weft.systems import world
 from weft.systems.kernels.pins import place_pins
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 GLIDE_SPEED = 300.0
 """px/s at most that a level's pin travels to its anchor: pins placed away from where the sheet
@@ -46,9 +46,7 @@ class PinSystem(System):
     """Moves every pinned particle from where it is towards its anchor, one substep at a time."""
 
     name = "pins"
-    stage = Stage.SUBSTEP
     needs_particles = True
-    after = ("integrate",)
 
     def process(self, step: Step) -> None:
         stores = world.stores()

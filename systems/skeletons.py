@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import DistanceMode, ParticleKind, Stores
-from weft.components.skeleton import Bones, skeleton_from_segments
+from weft.components.skeleton import Bones
 from weft.components.skin import SkinnedMesh
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
 from weft.systems import world
@@ -25,7 +25,8 @@ from weft.systems.kernels.bones import bone_frames_from_particles, local_from_an
 from weft.systems.kernels.joint_limits import limit_joint_angles
 from weft.systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
 from weft.systems.pins import pin
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
+from weft.systems.skeleton_build import skeleton_from_segments
 from weft.systems.skin_mesh import MeshSpec, make_skin, probe_vertices
 from weft.systems.world import by_entity
 
@@ -98,10 +99,10 @@ def build_skeleton(
     look: SkinLook,
     probes: list[int],
     ragdoll: bool,
-    braces: list[tuple[int, int]] = (),
-    joint_radius: float | FloatArray = 6.0,
-    mass: float = 1.0,
-    pinned: list[int] = (),
+    braces: list[tuple[int, int]],
+    joint_radius: float | FloatArray,
+    mass: float,
+    pinned: list[int],
     clip: Clip | None = None,
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """A character's ``Skinned`` component and its driver (a ``Ragdoll`` added to the stores, or ``clip``).
@@ -234,9 +235,7 @@ class JointLimitSystem(System):
     """
 
     name = "joint_limits"
-    stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances", "bounds", "collisions", "box_particles")
 
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)
@@ -260,7 +259,6 @@ class SkinSystem(System):
     """Poses every skeleton (from its particles or its clip) and skins its mesh, once a frame."""
 
     name = "skin"
-    stage = Stage.FRAME_END
 
     def __init__(self) -> None:
         self._angles: dict[int, FloatArray] = {}

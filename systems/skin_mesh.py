@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from weft.components.skin import SkinnedMesh, make_skinned_mesh
+from weft.components.skin import SkinnedMesh
 from weft.systems.kernels.bone_weights import automatic_weights
+from weft.systems.skin_build import make_skinned_mesh
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

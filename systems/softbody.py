@@ -10,7 +10,7 @@ import numpy as np
 from weft.components import CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 PUFFINESS = 1.5
@@ -50,10 +50,10 @@ def build_creature(
     name: str,
     center: tuple[float, float],
     radius: float,
-    points: int = 16,
-    rotation: float = 0.0,
-    pressure: float = 0.2,
-    upright: float = 0.04,
+    points: int,
+    rotation: float,
+    pressure: float,
+    upright: float,
     look: CreatureLook | None = None,
 ) -> SoftBody:
     """Add a round creature of ``points`` ring points and four legs, turned ``rotation`` radians; return it.
@@ -159,10 +159,7 @@ class PressureSystem(System):
     """
 
     name = "pressure"
-    stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances",)
-    before = ("bounds",)
 
     def __init__(self) -> None:
         self._pokes: dict[int, tuple[float, float]] = {}
@@ -216,9 +213,7 @@ class PerimeterSystem(System):
     """
 
     name = "perimeter"
-    stage = Stage.SUBSTEP_END
     needs_particles = True
-    before = ("legs", "contain", "tear")
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles
@@ -235,9 +230,7 @@ class UprightSystem(System):
     """
 
     name = "upright"
-    stage = Stage.FRAME_END
     needs_particles = True
-    before = ("metrics",)
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles
@@ -259,10 +252,7 @@ class LegsSystem(System):
     """
 
     name = "legs"
-    stage = Stage.SUBSTEP_END
     needs_particles = True
-    after = ("perimeter",)
-    before = ("contain", "tear")
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles

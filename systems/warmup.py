@@ -19,9 +19,9 @@ import numpy as np
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.cells import weave_cells
-from weft.systems.kernels.collide import collide_pairs
+from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
-from weft.systems.kernels.fields import blast, push_radially
+from weft.systems.kernels.force_fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, find_pairs
 from weft.systems.kernels.measure import deepest_overlap, longest_move
 from weft.systems.kernels.pins import place_pins

@@ -24,7 +24,7 @@ from support.pictures import CLOSE, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
 from weft.components import SoftBody
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.offscreen import Offscreen
 from weft.game.session import Session
 from weft.game.simulation import Simulation

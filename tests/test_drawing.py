@@ -22,7 +22,7 @@ from PIL import Image
 from support.pictures import Picture, near
 
 from weft.game.filmstrip import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.offscreen import Offscreen
 from weft.game.session import Session
 from weft.game.simulation import Simulation

@@ -263,11 +263,12 @@ def test_the_kernels_copies_of_enum_values_and_sizes_match_their_homes() -> None
     # kernels import only numpy, numba and math, so they copy a few values from components/: each
     # copy is tied to its home here, where a change to one without the other fails
     from weft.components import ParticleKind, rigid, skin
-    from weft.systems.kernels import bone_weights, bounds, box_contacts, grid, sweep
+    from weft.systems.kernels import bone_weights, bounds, box_contact_solver, box_contacts, grid, sweep
 
     assert grid.CIRCLE == bounds.CIRCLE == sweep.CIRCLE == ParticleKind.CIRCLE
     assert grid.RING == ParticleKind.RING
     assert box_contacts.PLANES == rigid.PLANES
+    assert box_contact_solver.WORLD_ITERATIONS == rigid.WORLD_ITERATIONS
     assert bone_weights.MAX_INFLUENCES == skin.MAX_INFLUENCES
 
 

@@ -26,7 +26,7 @@ from support.pictures import LUMA, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
 from weft.components.skinned import Skinned
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.session import Session
 from weft.levels import LEVELS_DIR
 from weft.systems.draw.skins import (

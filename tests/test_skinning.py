@@ -9,8 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from weft.components.skeleton import invert_frames, make_skeleton, skeleton_from_segments
-from weft.components.skin import make_skinned_mesh, outline_normals
 from weft.systems.kernels.bone_weights import automatic_weights
 from weft.systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
 from weft.systems.kernels.distance import relax_rigid_distances
@@ -21,6 +19,8 @@ from weft.systems.kernels.skinning import (
     skin_vertices_and_normals,
     skin_vertices_naive,
 )
+from weft.systems.skeleton_build import invert_frames, make_skeleton, skeleton_from_segments
+from weft.systems.skin_build import make_skinned_mesh, outline_normals
 
 SEEDS = st.integers(0, 2**31)
 

@@ -91,8 +91,15 @@ def test_shear_and_bend_threads_die_with_the_structural_threads_they_lean_on() -
 
 def test_untearable_sheet_never_tears() -> None:
     session = Session(sheet(cols=30, rows=20, cloth="tearable = false"))
+    sim = session.sim
+    corner = sim.positions("sheet")[-30].copy()
     torn = pull_bottom_left_corner_down(session, 40)
     assert torn[-1] == 0
+    # the same pull that tears a tearable sheet: the corner went where the cursor led it (40 drags of
+    # 12 px down), stretching threads far past the tear ratio the sheet would otherwise have
+    np.testing.assert_allclose(sim.positions("sheet")[-30], corner - (0.0, 40 * 12.0), atol=1.0)
+    tear_ratio = sim.level.model.cloth[0].tear_ratio
+    assert sim.metrics()["max_stretch"] > 2 * (tear_ratio - 1.0)
 
 
 ZIGZAG = [(60.0 + 120.0 * k, 420.0 + (40.0 if k % 2 else -40.0)) for k in range(11)]

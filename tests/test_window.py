@@ -100,28 +100,27 @@ def test_the_window_draws_the_sheet_the_hud_and_the_panel(view: PlayView) -> Non
 
 
 @pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
-def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None:
-    from weft.game.panel import CONTROLS, Choice, Slider
+def test_every_panel_control_sets_what_it_then_shows_at_both_ends(level: str) -> None:
+    from weft.game.panel import BOX_CONTROLS, CLOTH_CONTROLS, CONTROLS, Slider
     from weft.levels import LEVELS_DIR
 
     session = Session(Simulation.load(LEVELS_DIR / level))
-    for name in session.sim.level.model.panel.show:
+    model = session.sim.level.model
+    for name in model.panel.show:
+        if (name in CLOTH_CONTROLS and not model.cloth) or (name in BOX_CONTROLS and not model.boxes):
+            continue  # the panel leaves these out
         control = CONTROLS[name]
-        if not session.sim.level.model.cloth and name in (
-            "tear_ratio",
-            "compliance",
-            "pins",
-            "shear",
-            "bend",
-        ):
-            continue
         values = (
             [control.low_for(session), control.high] if isinstance(control, Slider) else list(control.options)
         )
-        assert isinstance(control, Slider | Choice)
         for value in values:
             for key, setting in control.write(session, value):
                 session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
+            shown = control.read(session)
+            if isinstance(control, Slider):  # written rounded to whole units at worst
+                assert shown == pytest.approx(value, abs=0.5), f"{name} set to {value} shows {shown}"
+            else:
+                assert shown == value, f"{name} set to {value!r} shows {shown!r}"
     session.sim.step(2)
     session.sim.close()
 
@@ -162,4 +161,53 @@ def test_at_the_stiffness_sliders_low_end_the_sheet_stays_on_its_pins(level: str
         session.sim.set(key, value)
     session.sim.step(600)  # 10 s: at 1 pass the default sheet lost 70 threads, the flag 347
     assert session.sim.metrics()["counts"]["torn"] == 0
+
+
+def test_the_panels_controls_set_level_keys_and_stay_inside_the_schemas_ranges() -> None:
+    from support.worlds import simulate
+
+    from weft.game.level.load import parse_key, with_value
+    from weft.game.level.schema import (
+        TUNABLES,
+        Balls,
+        Boxes,
+        Cloth,
+        Creature,
+        RigidTable,
+        ToolsTable,
+        WindTable,
+        World,
+        field_at,
+        number_range,
+    )
+    from weft.game.level.values import SLIDER
+    from weft.game.panel import CONTROLS, Slider
+
+    assert set(CONTROLS) == set(TUNABLES)
+    shown = ", ".join(f'"{name}"' for name in TUNABLES)
+    session = Session(
+        simulate(
+            '[[cloth]]\ncols = 4\nrows = 3\n\n[[boxes]]\nlayout = "list"\npositions = [[640, 20]]\n\n'
+            f"[panel]\nshow = [{shown}]"
+        )
+    )
+    for control in CONTROLS.values():
+        values = (
+            [control.low_for(session), control.high] if isinstance(control, Slider) else list(control.options)
+        )
+        for value in values:
+            for key, setting in control.write(session, value):
+                field_at(key)  # a key of the schema (KeyError if not)
+                # inside the schema's range: valid as it is, never clamped
+                with_value(session.sim.level, parse_key(key), setting)
+    # and every slider span a key gives lies inside that key's own range
+    spans = {}
+    for table in (World, WindTable, RigidTable, Cloth, Balls, Creature, Boxes, ToolsTable):
+        for key, field in table.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if SLIDER in extra:
+                spans[f"{table.__name__}.{key}"] = (*extra[SLIDER], *number_range(field))
+    assert len(spans) >= 10
+    outside = {key: span for key, span in spans.items() if not span[2] <= span[0] < span[1] <= span[3]}
+    assert outside == {}
     session.sim.close()

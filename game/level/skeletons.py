@@ -15,7 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from weft.game.level.fields import AtKey, Color, Rectangle, Table, Vec2, when
+from weft.game.level.problems import AtKey
+from weft.game.level.values import Color, Rectangle, Table, Vec2, when
 from weft.systems.skeletons import BoneSpec, bone_parents, parents_first
 
 DRIVES = ("ragdoll", "clip")

@@ -38,7 +38,7 @@ from weft.systems.cloth_cells import woven_triangles
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, segments
 from weft.systems.draw.textures import ClothTextures
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry, Texture2D
@@ -146,7 +146,6 @@ class ClothMeshSystem(System):
     """
 
     name = "cloth_mesh"
-    stage = Stage.DRAW
 
     def __init__(self, ctx: Context, options: DrawOptions, textures: ClothTextures | None = None) -> None:
         self.ctx = ctx

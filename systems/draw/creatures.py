@@ -46,7 +46,7 @@ from weft.systems.draw.fills import FillBatch, fan_triangles, fan_vertices
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.splines import closed_spline, open_spline_matrix
 from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, polyline_rows
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.softbody import head_line
 from weft.systems.world import by_entity
 
@@ -283,9 +283,6 @@ class CreatureSystem(System):
     """
 
     name = "creatures"
-    stage = Stage.DRAW
-    after = ("cloth_mesh", "circles")
-    before = ("thread_debug", "pin_markers")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

@@ -65,7 +65,7 @@ from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import StrokeBatch, segments
 from weft.systems.draw.textures import upload_mipmaps
 from weft.systems.kernels.skinning import rigid_positions
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 if TYPE_CHECKING:
@@ -219,9 +219,6 @@ class SkinMeshSystem(System):
     """
 
     name = "skin_mesh"
-    stage = Stage.DRAW
-    after = ("cloth_mesh", "circles", "box_sprites")
-    before = ("creatures", "thread_debug", "pin_markers")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

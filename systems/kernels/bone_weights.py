@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 MAX_INFLUENCES = 4
-"""Slots per vertex, as in ``weft.components.skeleton``."""
+"""Slots per vertex, as in ``weft.components.skin`` (the test of the kernels' copies ties the two)."""
 
 
 @numba.njit(cache=True)

@@ -19,6 +19,9 @@ from weft.systems.kernels.box_batches import LANES, SEAM
 from weft.systems.kernels.box_softness import softness
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
+WORLD_ITERATIONS = 0
+"""A box's pass count that defers to the world's (``weft.components.rigid.WORLD_ITERATIONS``)."""
+
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
 
@@ -508,7 +511,7 @@ def prepare_manifolds(
         lane_a[t, lane] = a
         lane_b[t, lane] = b
         count = max(body_iterations[a], body_iterations[b]) if b < n else body_iterations[a]
-        passes[t, lane] = count if count > 0 else iterations
+        passes[t, lane] = iterations if count == WORLD_ITERATIONS else count
         mu[t, lane] = math.sqrt(friction[a] * friction[b]) if b < n else friction[a]
         for p in range(m_points[j]):
             k = m_first[j] + p
