@@ -30,7 +30,7 @@ from weft.components import (
     Wind,
     WorldSettings,
 )
-from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned, Skinning
 from weft.game.level.fields import rgba
 from weft.game.level.load import LoadedLevel
 from weft.game.level.problems import Problem, file_label
@@ -297,6 +297,7 @@ def skeleton(
         mass=table.mass,
         pinned=[names.index(name) for name in table.pinned],
         clip=clip,
+        method=Skinning(table.skinning),
     )
 
 
