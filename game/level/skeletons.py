@@ -18,6 +18,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from weft.components.skinned import DEFAULT_SKINNING, Skinning
 from weft.game.level.fields import AtKey, Color, Rectangle, Table, Vec2, when
+from weft.systems.kernels.bone_weights import SMOOTHING_FRACTION
 from weft.systems.skeletons import BoneSpec, bone_parents, parents_first
 
 DRIVES = ("ragdoll", "clip")
@@ -118,7 +119,7 @@ class SkinTable(Table):
     bones: list[list[str]] = Field(
         [],
         description="Bones each vertex follows (at most 4), by name; with `weights`. Unset: weights are "
-        "made from the distance of each vertex to each bone.",
+        "made by heat over the mesh from the bone each vertex sees nearest (bone heat).",
     )
     weights: list[list[Weight]] = Field(
         [], description="Weight of each of the vertex's `bones`; they must sum to 1 for every vertex."
@@ -130,8 +131,9 @@ class SkinTable(Table):
         None,
         ge=0.1,
         le=1000.0,
-        description="Automatic weights: how far (px) the blend between two bones reaches; unset: a "
-        "quarter of the mean bone length.",
+        description="Automatic weights: how far (px) the blend between two bones reaches round a joint "
+        "(wider lets a joint bend further before the inside of the bend folds; about the limb's width "
+        f"for 150 degrees); unset: {SMOOTHING_FRACTION:g} of the mean bone length.",
     )
     color: Color = Field("#ffffff", description="Tint of the texture, or the fill without one.")
     outline_color: Color = Field("#2c2228", description="Colour of the bones in the debug view.")
