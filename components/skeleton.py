@@ -33,6 +33,13 @@ class Bones:
         local: the current frames relative to the parent's; keyframed clips write these.
         pose: the current frames in model space (from ``local``, or straight from particles).
         skinning: ``pose ∘ inverse_bind`` per bone, what the skinning kernels read.
+        turns: ``(n,)`` radians, each bone's current turn from its bind angle relative to its parent
+            (counter-clockwise; a root's is 0): a clip's angles, or a ragdoll's read from its particles.
+        turn_low, turn_high: ``(n,)`` radians, the range the skin may show each turn in (the joint's
+            limits; -inf and inf for a bone without them).
+        skin_angles: ``(n,)`` radians, each ``skinning`` matrix's rotation unwrapped down the hierarchy.
+        skin_rotors: ``(n, 4)``, each ``skinning`` matrix as a planar dual quaternion (what
+            dual-quaternion skinning blends; see ``weft.systems.kernels.dual_quaternions``).
     """
 
     names: tuple[str, ...]
@@ -44,6 +51,11 @@ class Bones:
     local: npt.NDArray[np.float64]
     pose: npt.NDArray[np.float64]
     skinning: npt.NDArray[np.float64]
+    turns: npt.NDArray[np.float64]
+    turn_low: npt.NDArray[np.float64]
+    turn_high: npt.NDArray[np.float64]
+    skin_angles: npt.NDArray[np.float64]
+    skin_rotors: npt.NDArray[np.float64]
 
     @property
     def count(self) -> int:

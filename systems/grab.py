@@ -28,6 +28,19 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
     return k if dist2[k] <= reach * reach else NOTHING
 
 
+def inside_walls(target: tuple[float, float], radius: float) -> tuple[float, float]:
+    """``target`` moved into the walls' rectangle shrunk by ``radius`` px: a held particle is led only
+    where the walls let it be. Led outside, it would drag its body through the wall it is held against
+    (a rag doll's joints stretched to 3.6 times their bones, its limits 20 degrees out)."""
+    left, bottom, right, top = world.settings().walls
+    reach_x = max(0.0, min(radius, 0.5 * (right - left)))
+    reach_y = max(0.0, min(radius, 0.5 * (top - bottom)))
+    return (
+        min(max(target[0], left + reach_x), right - reach_x),
+        min(max(target[1], bottom + reach_y), top - reach_y),
+    )
+
+
 def movable_box_at(stores: Stores, x: float, y: float) -> int:
     """The movable box (the last added, where several overlap) whose outline holds (x, y), or ``NOTHING``."""
     rows, _ = boxes_at(stores, x, y)
@@ -67,7 +80,7 @@ class GrabSystem(System):
             if row < 0:  # the pin went away under us (a re-layout of pins)
                 grab.particle = NOTHING
             elif grab.held:
-                pins.anchor[row] = grab.target
+                pins.anchor[row] = inside_walls(grab.target, stores.particles.radius[grab.particle])
             else:
                 if pins.owner[row] == entity:
                     unpin(stores, row)

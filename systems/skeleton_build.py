@@ -61,8 +61,23 @@ def make_skeleton(
     bind_local[child] = compose_frames(inverse_bind[parent[child]], bind[child])
     skinning = np.zeros_like(bind)
     skinning[:, 0, 0] = skinning[:, 1, 1] = 1.0
+    rotors = np.zeros((n, 4))
+    rotors[:, 0] = 1.0
     return Bones(
-        names, parent, length, bind, inverse_bind, bind_local, bind_local.copy(), bind.copy(), skinning
+        names,
+        parent,
+        length,
+        bind,
+        inverse_bind,
+        bind_local,
+        bind_local.copy(),
+        bind.copy(),
+        skinning,
+        np.zeros(n),
+        np.full(n, -np.inf),
+        np.full(n, np.inf),
+        np.zeros(n),
+        rotors,
     )
 
 

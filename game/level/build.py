@@ -28,7 +28,7 @@ from weft.components import (
     Wind,
     WorldSettings,
 )
-from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned, Skinning
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
 from weft.game.level.values import rgba
@@ -292,6 +292,7 @@ def add_skeleton(
         mass=table.mass,
         pinned=[names.index(name) for name in table.pinned],
         clip=clip,
+        method=Skinning(table.skinning),
     )
 
 
