@@ -70,6 +70,8 @@ class SoftBody:
     pressed: bool = False
     poke: int = 0
     """Frames left of a poke (Enter): a press on the top of the head."""
+    poke_at: tuple[float, float] | None = None
+    """Where the poke's finger is (its centre, px) while a poke lasts; None between pokes."""
 
     @property
     def particles(self) -> npt.NDArray[np.int64]:

@@ -7,7 +7,7 @@ import math
 import esper
 import numpy as np
 
-from weft.components import CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
+from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
 from weft.systems.schedule import Stage, Step, System
@@ -22,6 +22,12 @@ SMOOTHING = 0.3
 
 LEG_TONE = 0.05
 """Share of the way to the middle of its range a leg joint turns each substep: one standing pose."""
+
+FINGER_SPEED = 180.0
+"""px/s: the fastest the press tool's finger moves while it touches skin (through the air it keeps up
+with the cursor). A kinematic body carries what it pushes at its own speed, so this bounds how fast a
+press can leave a creature: at the cursor's speed a drag across one threw it hundreds of px ahead; at
+this speed a press still reaches its depth in a few frames."""
 
 POKE_FRAMES = 12
 """How long a poke (Enter) presses the top of the head."""
@@ -139,23 +145,161 @@ def head_line(pos: np.ndarray, body: SoftBody) -> tuple[float, float]:
     return (dx / length, dy / length) if length > 1e-9 else (1.0, 0.0)
 
 
+def rest_height(body: SoftBody) -> float:
+    """Height of the ring at rest along its up axis, px: from its lowest point to the top of the head.
+
+    The ring rests as a regular polygon of its edge length with the head on top (see
+    ``build_creature``), so this is a property of the body, not of how squashed it is now.
+    """
+    m = len(body.ring)
+    radius = 0.5 * body.rest / math.sin(math.pi / m)
+    return radius * (1.0 - math.cos(2.0 * math.pi * (m // 2) / m))
+
+
 def poke_center(pos: np.ndarray, body: SoftBody, reach: float) -> tuple[float, float]:
-    """Where a poke's finger is: above the top of the head, close enough to squash it ``POKE_DEPTH`` px."""
+    """Where a poke's finger comes down: ``POKE_DEPTH`` px into where the top of the head is at rest.
+
+    Measured from the ring's lowest point along the body's up axis plus its rest height, not from
+    the head as it is now: a poke that comes while the head is still squashed from the last one
+    presses as deep as the first did, never deeper (each re-aimed at the squashed head, nine
+    pokes in 12 frames flattened a 140 px body to 37 px).
+    """
     ux, uy = head_line(pos, body)
-    top = pos[body.ring[body.head]]
-    up = (-uy, ux)
-    lift = reach - POKE_DEPTH
-    return (top[0] + lift * up[0], top[1] + lift * up[1])
+    up = np.array([-uy, ux])
+    ring = pos[body.ring]
+    center = ring.mean(axis=0)
+    lowest = float(((ring - center) @ up).min())
+    lift = lowest + rest_height(body) + reach - POKE_DEPTH
+    return (float(center[0] + lift * up[0]), float(center[1] + lift * up[1]))
+
+
+def finger_direction(
+    pos: np.ndarray, bodies: list[SoftBody], tip: tuple[float, float]
+) -> tuple[float, float]:
+    """The side a finger pressed at ``tip`` comes from: a unit vector from its tip to its centre.
+
+    From the nearest body's centre out through the tip, leaning towards the body's up axis by half
+    a radius: on the head a finger comes from above, on a flank from above that side, at the very
+    centre from straight above (a press is a push from outside, as a finger's). Up without bodies.
+    """
+    if not bodies:
+        return (0.0, 1.0)
+    tip_at = np.asarray(tip)
+
+    def gap(body: SoftBody) -> float:
+        return float(np.hypot(*(pos[body.ring].mean(axis=0) - tip_at))) - 0.5 * rest_height(body)
+
+    body = min(bodies, key=gap)
+    ux, uy = head_line(pos, body)
+    lean = (tip_at - pos[body.ring].mean(axis=0)) / (0.5 * rest_height(body)) + 0.5 * np.array([-uy, ux])
+    length = float(np.hypot(*lean))
+    return (float(lean[0] / length), float(lean[1] / length)) if length > 1e-9 else (-uy, ux)
+
+
+def finger_landing(
+    pos: np.ndarray,
+    bodies: list[SoftBody],
+    tip: tuple[float, float],
+    direction: tuple[float, float],
+    reach: float,
+) -> tuple[float, float]:
+    """Where a finger pressed at ``tip`` first comes down: its centre, moved out along ``direction``
+    until the disc touches no skin (beads included), never nearer the tip than ``reach``.
+
+    A kinematic body enters what it presses from outside; appearing inside a body, a press on its
+    centre pushed every skin point out at once and launched it at 3000 px/s. For a skin point at
+    ``q`` from the tip, the centre ``t`` along ``d`` clears it once ``|q - t d| >= reach + bead``:
+    ``t >= q·d + sqrt((q·d)² - |q|² + (reach + bead)²)``.
+    """
+    d = np.asarray(direction)
+    far = reach
+    for body in bodies:
+        q = pos[body.ring] - np.asarray(tip)
+        along = q @ d
+        room = along**2 - (q**2).sum(axis=1) + (reach + body.bead) ** 2
+        hit = room > 0.0
+        if hit.any():
+            far = max(far, float((along[hit] + np.sqrt(room[hit])).max()))
+    return (tip[0] + far * d[0], tip[1] + far * d[1])
+
+
+def free_travel(
+    pos: np.ndarray, bodies: list[SoftBody], at: tuple[float, float], goal: tuple[float, float], reach: float
+) -> float:
+    """How far a finger of radius ``reach`` can go from ``at`` straight towards ``goal`` before it touches
+    skin (beads included), px: 0 when it touches already, the whole way when it meets nothing.
+
+    For a skin point at ``w`` from ``at`` and the unit heading ``e``, the disc first touches it after
+    ``w·e - sqrt((w·e)² - |w|² + ρ²)``, with ``ρ = reach + bead`` (a ray against a circle).
+    """
+    start = np.asarray(at)
+    heading = np.asarray(goal) - start
+    length = float(np.hypot(*heading))
+    if length < 1e-9:
+        return 0.0
+    heading /= length
+    travel = length
+    for body in bodies:
+        w = pos[body.ring] - start
+        along = w @ heading
+        gap = (w**2).sum(axis=1) - (reach + body.bead) ** 2
+        if (gap <= 0.0).any():
+            return 0.0
+        room = along**2 - gap
+        ahead = (room >= 0.0) & (along > 0.0)
+        if ahead.any():
+            travel = min(travel, float((along[ahead] - np.sqrt(room[ahead])).min()))
+    return travel
+
+
+def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) -> list[tuple[float, ...]]:
+    """Move each finger one frame; return each one's ``(x, y, dx, dy, reach)``: where it was when the
+    frame began and how far it goes this frame, px.
+
+    A kinematic body never jumps into the skin or out of it. A finger that comes down picks its
+    side and lands outside the skin (``finger_landing``), then heads for the cursor: freely until
+    it touches skin, then at most ``FINGER_SPEED``. One let go rises back the way it came, as
+    slowly, until it touches nothing, so the skin it held follows it out no faster than it moves
+    (lifted at once, a deep press let the body spring off the floor).
+    """
+    moves = []
+    most = FINGER_SPEED * FRAME_DT
+    for press in presses:
+        if press.active and (press.at is None or press.lifting):
+            press.direction = finger_direction(pos, bodies, press.center)
+            press.at = finger_landing(pos, bodies, press.center, press.direction, press.reach)
+        press.lifting = not press.active
+        if press.at is None or press.direction is None:
+            continue
+        (x, y), (dx, dy) = press.at, press.direction
+        if press.lifting:
+            goal = (x + dx * most, y + dy * most)
+        else:
+            goal = (press.center[0] + dx * press.reach, press.center[1] + dy * press.reach)
+        gx, gy = goal[0] - x, goal[1] - y
+        length = math.hypot(gx, gy)
+        free = free_travel(pos, bodies, press.at, goal, press.reach)
+        if press.lifting and free >= length:
+            press.at = press.direction = None  # clear of every skin: gone
+            continue
+        allowed = min(length, free + most)
+        if length > allowed:
+            gx, gy = gx * allowed / length, gy * allowed / length
+        press.at = (x + gx, y + gy)
+        moves.append((x, y, gx, gy, press.reach))
+    return moves
 
 
 class PressureSystem(System):
-    """Relaxes every soft body's ring (edges and pressure, averaged), then lets the finger squash it.
+    """Relaxes every soft body's ring (edges and pressure, averaged), then lets the fingers squash it.
 
     Runs every iteration: one Jacobi pass, the ring projected back onto its
     rest perimeter (so it meets obstacles at its true size, see
-    ``PerimeterSystem``), then the finger: the press tool's, or a poke's
-    (Enter). Records whether each body was pressed this frame: all its face
-    knows.
+    ``PerimeterSystem``), then the fingers: the press tool's, a kinematic
+    disc that moves with the cursor in even steps over the substeps
+    (``move_fingers``), and a poke's (Enter), still. A finger's contact never
+    makes skin faster than the finger (``press_out``). Records whether each
+    body was pressed this frame: all its face knows.
     """
 
     name = "pressure"
@@ -165,26 +309,34 @@ class PressureSystem(System):
     before = ("bounds",)
 
     def __init__(self) -> None:
-        self._pokes: dict[int, tuple[float, float]] = {}
-        """Where each poke's finger came down, by entity, for as long as the poke lasts."""
+        self._fingers: list[tuple[float, ...]] = []
+        """This frame's press-tool fingers: ``(x, y, dx, dy, reach)``, from ``move_fingers``."""
 
     def process(self, step: Step) -> None:
         bodies = by_entity(SoftBody)
         if not bodies:
             return
         particles = world.stores().particles
-        fingers = [(press.center, press.reach) for _, press in by_entity(Press) if press.active]
         first = step.substep == 0 and step.iteration == 0
-        for entity, body in bodies:
+        if first:
+            presses = [press for _, press in by_entity(Press)]
+            self._fingers = move_fingers(particles.pos, [body for _, body in bodies], presses)
+        share = (step.substep + 1) / step.substeps
+        fingers = [
+            (x + share * dx, y + share * dy, dx / step.substeps, dy / step.substeps, reach)
+            for x, y, dx, dy, reach in self._fingers
+        ]
+        for _, body in bodies:
             if first:
                 body.pressed = False
-                if body.poke == POKE_FRAMES:
-                    # the finger comes down once, over the head as it is then, and stays: placed anew
-                    # every iteration it would follow the head down and push it through the body
-                    self._pokes[entity] = poke_center(particles.pos, body, POKE_REACH)
+                if body.poke == POKE_FRAMES and body.poke_at is None:
+                    # the finger comes down once, over the head at rest, and stays: placed anew every
+                    # iteration it would follow the head down and push it through the body; another
+                    # poke while it lasts only keeps it there longer
+                    body.poke_at = poke_center(particles.pos, body, POKE_REACH)
                 body.poke = max(0, body.poke - 1)
                 if body.poke == 0:
-                    self._pokes.pop(entity, None)
+                    body.poke_at = None
             relax_ring(
                 particles.pos,
                 particles.inv_mass,
@@ -196,11 +348,20 @@ class PressureSystem(System):
             )
             hold_perimeter(particles.pos, particles.inv_mass, body.ring, body.rest_perimeter)
             touching = list(fingers)
-            if entity in self._pokes:
-                touching.append((self._pokes[entity], POKE_REACH))
-            for (cx, cy), reach in touching:
+            if body.poke_at is not None:
+                touching.append((*body.poke_at, 0.0, 0.0, POKE_REACH))
+            for cx, cy, move_x, move_y, reach in touching:
                 body.pressed |= press_out(
-                    particles.pos, particles.inv_mass, body.ring, cx, cy, reach, body.bead
+                    particles.pos,
+                    particles.prev,
+                    particles.inv_mass,
+                    body.ring,
+                    cx,
+                    cy,
+                    move_x,
+                    move_y,
+                    reach,
+                    body.bead,
                 )
 
 

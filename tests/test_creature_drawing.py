@@ -216,9 +216,9 @@ def test_a_pressed_creature_squeezes_its_eyes_shut_and_cries_until_let_go(
     calm, calm_tears = face()
     assert not body.pressed and calm_tears == 0
 
-    # the press tool's finger (100 px) comes down on the top of the head and sinks in 30 px
+    # the press tool's finger comes down on the top of the head and sinks in 30 px
     top = sim.stores.particles.pos[body.ring[body.head]]
-    finger = (float(top[0]), float(top[1] + body.bead + 100.0 - 30.0))
+    finger = (float(top[0]), float(top[1] + body.bead - 30.0))
     session.queue({"type": "mouse_press", "x": finger[0], "y": finger[1], "button": "left"})
     session.run(8)
     assert body.pressed

@@ -120,20 +120,28 @@ def relax_ring(
 @numba.njit(cache=True)
 def press_out(
     pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
     ring: npt.NDArray[np.int64],
     cx: float,
     cy: float,
+    move_x: float,
+    move_y: float,
     reach: float,
     skin: float,
 ) -> bool:
-    """Push every ring point within ``reach`` px of (cx, cy) out to ``reach``; return whether the finger
-    touches the skin (a ring point within ``reach + skin``).
+    """Push every ring point within ``reach`` px of the finger at (cx, cy) out to ``reach``, leaving it no
+    faster away from the finger than the finger itself moves; return whether the finger touches the skin
+    (a ring point within ``reach + skin``).
 
-    A finger of radius ``reach`` pressed into the body: the squash, and the
-    recovery once it lifts, come from the ring's own constraints. Touching
-    counts the skin's thickness, so a finger resting on a body that pushes
-    back counts as pressing in every frame, not every other.
+    The finger is a kinematic disc that moved ``(move_x, move_y)`` px this substep. Its contact is
+    inelastic and one-sided, as a kinematic body's is in a velocity solver (Box2D's kinematic
+    contacts): the point goes to the disc's rim, then its Verlet velocity ``v = pos - prev`` loses
+    whatever the push added beyond the finger's own motion along the normal ``n``,
+    ``v -= max(0, (v - u)·n) n``. So a finger that appears inside the body (a press on it), or
+    a point pushed back in by the pressure each pass, gives no speed; a finger that moves carries
+    the skin it touches at its own speed, no faster. Touching counts the skin's thickness, so a
+    finger resting on a body that pushes back counts as pressing in every frame, not every other.
     """
     pressed = False
     for k in range(ring.shape[0]):
@@ -149,8 +157,14 @@ def press_out(
             continue
         if dist < 1e-9:  # under the very centre of the finger: push straight down
             dx, dy, dist = 0.0, -1.0, 1.0
-        pos[i, 0] = cx + dx / dist * reach
-        pos[i, 1] = cy + dy / dist * reach
+        nx = dx / dist
+        ny = dy / dist
+        pos[i, 0] = cx + nx * reach
+        pos[i, 1] = cy + ny * reach
+        away = (pos[i, 0] - prev[i, 0] - move_x) * nx + (pos[i, 1] - prev[i, 1] - move_y) * ny
+        if away > 0.0:
+            prev[i, 0] += away * nx
+            prev[i, 1] += away * ny
     return pressed
 
 
