@@ -214,24 +214,53 @@ def hold_perimeter(
 
 
 @numba.njit(cache=True)
-def turn_about(
+def set_spin(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
     index: npt.NDArray[np.int64],
-    cx: float,
-    cy: float,
-    angle: float,
+    spin: float,
 ) -> None:
-    """Turn particles ``index``, positions and previous positions alike, by ``angle`` about (cx, cy)."""
-    c = math.cos(angle)
-    s = math.sin(angle)
-    for k in range(index.shape[0]):
+    """Give particles ``index`` the spin ``spin`` (radians per step, counter-clockwise) about their centre,
+    keeping their centre's velocity and every motion but the spin.
+
+    With ``r_i`` each particle's offset from the centre and ``u_i`` its Verlet velocity relative to
+    the centre's, the body spins at ``ω = Σ r_i × u_i / Σ |r_i|²`` (the least-squares rigid turn);
+    each velocity gains ``(spin - ω) ẑ × r_i``, which sums to nothing, so the centre's velocity is
+    kept exactly, and so are the wobbles that are not a turn.
+    """
+    n = index.shape[0]
+    cx = 0.0
+    cy = 0.0
+    vx = 0.0
+    vy = 0.0
+    for k in range(n):
         i = index[k]
-        for arr in (pos, prev):
-            x = arr[i, 0] - cx
-            y = arr[i, 1] - cy
-            arr[i, 0] = cx + c * x - s * y
-            arr[i, 1] = cy + s * x + c * y
+        cx += pos[i, 0]
+        cy += pos[i, 1]
+        vx += pos[i, 0] - prev[i, 0]
+        vy += pos[i, 1] - prev[i, 1]
+    cx /= n
+    cy /= n
+    vx /= n
+    vy /= n
+    moment = 0.0
+    inertia = 0.0
+    for k in range(n):
+        i = index[k]
+        rx = pos[i, 0] - cx
+        ry = pos[i, 1] - cy
+        ux = pos[i, 0] - prev[i, 0] - vx
+        uy = pos[i, 1] - prev[i, 1] - vy
+        moment += rx * uy - ry * ux
+        inertia += rx * rx + ry * ry
+    if inertia < 1e-12:
+        return
+    change = spin - moment / inertia
+    for k in range(n):
+        i = index[k]
+        # v += change · (-ry, rx), so prev -= the same
+        prev[i, 0] += change * (pos[i, 1] - cy)
+        prev[i, 1] -= change * (pos[i, 0] - cx)
 
 
 @numba.njit(cache=True)
