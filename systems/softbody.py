@@ -38,6 +38,9 @@ POKE_DEPTH = 30.0
 POKE_REACH = 100.0
 """px: a poke is the press tool's finger, on the top of the head."""
 
+LEG_THICKNESS = 0.16
+"""A leg's thickness over the body's radius."""
+
 LEGS = (
     # (angle of the root on the ring from the bottom, degrees (+: towards +x), length / radius,
     #  knee range from straight down, foot range from the upper segment), degrees; the outer
@@ -64,18 +67,23 @@ def build_creature(
 ) -> SoftBody:
     """Add a round creature of ``points`` ring points and four legs, turned ``rotation`` radians; return it.
 
-    The ring is counter-clockwise from the right; the top of the head is a
-    quarter of the way round. Its edges only pull, at the built spacing;
+    The ring is counter-clockwise; its point ``points // 4`` (the top of the
+    head) is straight up, so the body is symmetric about its up axis for any
+    count. Its edges only pull, at the built spacing;
     the skin points' radius is half that spacing, so neighbouring beads
     touch and nothing slips between them.
     """
-    angles = rotation + 2.0 * math.pi * np.arange(points) / points
+    head = points // 4
+    # the head's point straight up (turned by ``rotation``) whatever the count: at 10 points a ring
+    # started from the right had its head 18° off the top, and upright stood it with its legs aside
+    phase = 0.5 * math.pi - 2.0 * math.pi * head / points
+    angles = rotation + phase + 2.0 * math.pi * np.arange(points) / points
     ring_pos = np.column_stack([center[0] + radius * np.cos(angles), center[1] + radius * np.sin(angles)])
     spacing = 2.0 * radius * math.sin(math.pi / points)
     bead = 0.5 * spacing
     added = stores.particles.add(ring_pos, 1.0, bead, owner, kind=ParticleKind.RING)
     ring = np.arange(added.start, added.stop, dtype=np.int64)
-    legs = _build_legs(stores, owner, ring, center, radius, rotation)
+    legs = _build_legs(stores, owner, ring, center, radius, rotation, phase)
     return SoftBody(
         name=name,
         ring=ring,
@@ -84,35 +92,74 @@ def build_creature(
         target_area=PUFFINESS * math.pi * radius * radius,
         rest_perimeter=points * spacing,
         pressure=pressure,
-        head=points // 4,
+        head=head,
         bead=bead,
         upright=upright,
         look=look or CreatureLook(),
     )
 
 
+def leg_joints(
+    center: tuple[float, float], radius: float, rotation: float
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each leg's knee and foot as built: hanging straight down (in the body's frame) from its root."""
+    down = np.array([math.sin(rotation), -math.cos(rotation)])
+    joints = []
+    for offset, share, _, _ in LEGS:
+        angle = 1.5 * math.pi + math.radians(offset) + rotation
+        root = np.array([math.cos(angle), math.sin(angle)]) * radius + center
+        joints.append((root + share * radius * down, root + 2.0 * share * radius * down))
+    return joints
+
+
+def creature_extent(
+    center: tuple[float, float], radius: float, points: int, rotation: float
+) -> tuple[float, float, float, float]:
+    """The rectangle ``(left, bottom, right, top)`` a creature takes as built: its skin (beads included)
+    and its feet (half a leg's thickness round each), px."""
+    bead = radius * math.sin(math.pi / points)
+    feet = np.array([foot for _, foot in leg_joints(center, radius, rotation)])
+    foot = 0.5 * LEG_THICKNESS * radius
+    reach = radius + bead
+    return (
+        min(center[0] - reach, float(feet[:, 0].min()) - foot),
+        min(center[1] - reach, float(feet[:, 1].min()) - foot),
+        max(center[0] + reach, float(feet[:, 0].max()) + foot),
+        max(center[1] + reach, float(feet[:, 1].max()) + foot),
+    )
+
+
 def _build_legs(
-    stores: Stores, owner: int, ring: np.ndarray, center: tuple[float, float], radius: float, rotation: float
+    stores: Stores,
+    owner: int,
+    ring: np.ndarray,
+    center: tuple[float, float],
+    radius: float,
+    rotation: float,
+    phase: float,
 ) -> Legs:
-    """Four legs hanging straight down (in the body's frame) from roots between ring points at the bottom."""
+    """Four legs hanging straight down (in the body's frame) from roots between ring points at the bottom.
+
+    ``phase`` is the angle of the ring's first point in the body's frame (radians from +x).
+    """
     points = len(ring)
     step = 2.0 * math.pi / points
-    root_a, root_b, root_t, lengths, knee_range, foot_range, joints = [], [], [], [], [], [], []
-    thickness = 0.16 * radius
+    root_a, root_b, root_t, lengths, knee_range, foot_range = [], [], [], [], [], []
+    thickness = LEG_THICKNESS * radius
     for offset, share, knee, foot in LEGS:
-        # counter-clockwise angle of the root, from the ring's first point; the bottom is three quarters round
-        angle = (1.5 * math.pi + math.radians(offset)) % (2.0 * math.pi)
-        a = int(angle // step)
+        # the root's angle in the body's frame (the bottom is three quarters round from +x), and
+        # counter-clockwise from the ring's first point
+        angle = 1.5 * math.pi + math.radians(offset)
+        along = (angle - phase) % (2.0 * math.pi)
+        a = int(along // step) % points
         root_a.append(ring[a])
         root_b.append(ring[(a + 1) % points])
-        root_t.append(angle / step - a)
+        root_t.append(along / step - a)
         length = share * radius
         lengths.append(length)
         knee_range += [math.radians(knee[0]), math.radians(knee[1])]
         foot_range += [math.radians(foot[0]), math.radians(foot[1])]
-        root = np.array([math.cos(angle + rotation), math.sin(angle + rotation)]) * radius + center
-        down = np.array([math.sin(rotation), -math.cos(rotation)])
-        joints.append((root + length * down, root + 2.0 * length * down))
+    joints = leg_joints(center, radius, rotation)
     # radius 0 and placed along their chain each substep, which undoes any push: nothing holds legs out
     # of other things (a ball they meet is still pushed aside); they stand on the walls through the
     # body (see ``place_legs``)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import tomllib
 from itertools import pairwise
 
 import numpy as np
 import pytest
-from support.worlds import simulate
+from support.worlds import INLINE, simulate
 
+from weft.game.level import LevelError
+from weft.game.level.load import validate
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
@@ -462,3 +465,41 @@ def test_the_creatures_level_settles_without_overlaps() -> None:
         for b in names[k + 1 :]:
             assert skin_gap(sim, a, b) > -1.0
     assert sim.metrics()["max_penetration"] < 3.0
+
+
+@pytest.mark.parametrize("points", [9, 10, 13, 16])
+def test_the_legs_stand_centred_under_the_body_for_any_number_of_points(points) -> None:
+    sim = simulate(f"[[creature]]\nname = 'mochi'\ncenter = [640, 200]\nradius = 70\npoints = {points}\n")
+    _, body = sim.body("mochi")
+    sim.step(300)
+    pos = sim.stores.particles.pos
+    # the head's point is built straight up, so the body is symmetric about its up axis: at 10 points
+    # it was 18° off, and once upright the feet stood 19 px (41 px in the issue) to one side
+    assert abs(float(pos[body.legs.foot, 0].mean() - pos[body.ring, 0].mean())) < 0.5  # measured 0.0
+    assert abs(tilt_deg(sim, "mochi")) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("center", "radius", "rotation"),
+    [([640, 650], 70, 0), ([30, 300], 60, 0), ([640, 60], 60, 0), ([640, 665], 60, 180)],
+    ids=["ceiling", "left-wall", "feet-through-floor", "upside-down-feet-through-ceiling"],
+)
+def test_validate_refuses_a_creature_that_does_not_fit_in_the_world(center, radius, rotation) -> None:
+    text = f"[[creature]]\nname = 'mochi'\ncenter = {center}\nradius = {radius}\nrotation_deg = {rotation}\n"
+    with pytest.raises(LevelError) as caught:
+        validate(tomllib.loads(text), INLINE)
+    (problem,) = caught.value.problems
+    assert str(problem).startswith("inline.toml: creature.0.center: expected a creature inside the world")
+
+
+def test_a_creature_just_inside_the_world_is_accepted_and_never_fired_off_the_wall() -> None:
+    # top of the skin 1 px under the ceiling (70 + 13.7 px bead): it drops under gravity alone, where
+    # one touching the ceiling was fired down at 841-1064 px/s
+    sim = simulate("[[creature]]\nname = 'mochi'\ncenter = [640, 635]\nradius = 70\n")
+    _, body = sim.body("mochi")
+    fastest = 0.0
+    for _ in range(30):
+        before = sim.stores.particles.pos[body.ring].copy()
+        sim.step()
+        fastest = max(fastest, creature_speed(before, sim.stores.particles.pos[body.ring]))
+    assert fastest < 30 * 980 / 60 + 20.0  # free fall for half a second, 490 px/s
