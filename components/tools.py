@@ -95,17 +95,15 @@ class Shake:
 class Press:
     """A finger pressed into soft bodies: a kinematic disc of radius ``reach`` px whose tip the cursor leads.
 
-    The tool sets ``center`` (the cursor: where the finger's tip goes) and ``active``. When the
-    finger comes down, the pressure system picks the side it comes from (``direction``, a unit
-    vector from the tip to the disc's centre) and starts the disc where it touches no skin; then
-    each frame the disc moves towards ``center + direction · reach`` at a bounded speed, in even
-    steps over the substeps, from ``at`` (its centre, px). Let go, it rises back along
-    ``direction`` (``lifting``) until it touches nothing; ``at`` and ``direction`` are then None.
+    The tool sets ``center`` (the cursor: where the finger's tip goes) and ``active``. The disc
+    lies above its tip; when it comes down, the pressure system lands it above the skin, then each
+    frame moves it (``at``: its centre, px) towards ``center`` at a bounded speed, in even steps
+    over the substeps. Let go, it rises back up (``lifting``) until it touches nothing; ``at`` is
+    None while no finger is down.
     """
 
     active: bool = False
     center: tuple[float, float] = (0.0, 0.0)
     reach: float = 100.0
-    direction: tuple[float, float] | None = None
     at: tuple[float, float] | None = None
     lifting: bool = False

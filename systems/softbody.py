@@ -29,6 +29,11 @@ with the cursor). A kinematic body carries what it pushes at its own speed, so t
 press can leave a creature: at the cursor's speed a drag across one threw it hundreds of px ahead; at
 this speed a press still reaches its depth in a few frames."""
 
+FINGER_FROM = (0.0, 1.0)
+"""Which way a finger lies from its tip (the cursor): above it, pressing down, as on a thing lying on a
+table, and as a poke presses the head. Coming from the body's centre out through the tip, a press low
+on a body came up through the floor."""
+
 POKE_FRAMES = 12
 """How long a poke (Enter) presses the top of the head."""
 
@@ -220,45 +225,18 @@ def poke_center(pos: np.ndarray, body: SoftBody, reach: float) -> tuple[float, f
     return (float(center[0] + lift * up[0]), float(center[1] + lift * up[1]))
 
 
-def finger_direction(
-    pos: np.ndarray, bodies: list[SoftBody], tip: tuple[float, float]
-) -> tuple[float, float]:
-    """The side a finger pressed at ``tip`` comes from: a unit vector from its tip to its centre.
-
-    From the nearest body's centre out through the tip, leaning towards the body's up axis by half
-    a radius: on the head a finger comes from above, on a flank from above that side, at the very
-    centre from straight above (a press is a push from outside, as a finger's). Up without bodies.
-    """
-    if not bodies:
-        return (0.0, 1.0)
-    tip_at = np.asarray(tip)
-
-    def gap(body: SoftBody) -> float:
-        return float(np.hypot(*(pos[body.ring].mean(axis=0) - tip_at))) - 0.5 * rest_height(body)
-
-    body = min(bodies, key=gap)
-    ux, uy = head_line(pos, body)
-    lean = (tip_at - pos[body.ring].mean(axis=0)) / (0.5 * rest_height(body)) + 0.5 * np.array([-uy, ux])
-    length = float(np.hypot(*lean))
-    return (float(lean[0] / length), float(lean[1] / length)) if length > 1e-9 else (-uy, ux)
-
-
 def finger_landing(
-    pos: np.ndarray,
-    bodies: list[SoftBody],
-    tip: tuple[float, float],
-    direction: tuple[float, float],
-    reach: float,
+    pos: np.ndarray, bodies: list[SoftBody], tip: tuple[float, float], reach: float
 ) -> tuple[float, float]:
-    """Where a finger pressed at ``tip`` first comes down: its centre, moved out along ``direction``
-    until the disc touches no skin (beads included), never nearer the tip than ``reach``.
+    """Where a finger pressed at ``tip`` first comes down: its centre, raised above the tip until the
+    disc touches no skin (beads included), never less than ``reach`` above it.
 
     A kinematic body enters what it presses from outside; appearing inside a body, a press on its
     centre pushed every skin point out at once and launched it at 3000 px/s. For a skin point at
     ``q`` from the tip, the centre ``t`` along ``d`` clears it once ``|q - t d| >= reach + bead``:
     ``t >= q·d + sqrt((q·d)² - |q|² + (reach + bead)²)``.
     """
-    d = np.asarray(direction)
+    d = np.asarray(FINGER_FROM)
     far = reach
     for body in bodies:
         q = pos[body.ring] - np.asarray(tip)
@@ -303,22 +281,21 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
     """Move each finger one frame; return each one's ``(x, y, dx, dy, reach)``: where it was when the
     frame began and how far it goes this frame, px.
 
-    A kinematic body never jumps into the skin or out of it. A finger that comes down picks its
-    side and lands outside the skin (``finger_landing``), then heads for the cursor: freely until
-    it touches skin, then at most ``FINGER_SPEED``. One let go rises back the way it came, as
-    slowly, until it touches nothing, so the skin it held follows it out no faster than it moves
-    (lifted at once, a deep press let the body spring off the floor).
+    A kinematic body never jumps into the skin or out of it. A finger that comes down lands above
+    the skin (``finger_landing``), then heads for the cursor: freely until it touches skin, then at
+    most ``FINGER_SPEED``. One let go rises back up, as slowly, until it touches nothing, so the
+    skin it held follows it out no faster than it moves (lifted at once, a deep press let the body
+    spring off the floor).
     """
     moves = []
     most = FINGER_SPEED * FRAME_DT
     for press in presses:
         if press.active and (press.at is None or press.lifting):
-            press.direction = finger_direction(pos, bodies, press.center)
-            press.at = finger_landing(pos, bodies, press.center, press.direction, press.reach)
+            press.at = finger_landing(pos, bodies, press.center, press.reach)
         press.lifting = not press.active
-        if press.at is None or press.direction is None:
+        if press.at is None:
             continue
-        (x, y), (dx, dy) = press.at, press.direction
+        (x, y), (dx, dy) = press.at, FINGER_FROM
         if press.lifting:
             goal = (x + dx * most, y + dy * most)
         else:
@@ -327,7 +304,7 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
         length = math.hypot(gx, gy)
         free = free_travel(pos, bodies, press.at, goal, press.reach)
         if press.lifting and free >= length:
-            press.at = press.direction = None  # clear of every skin: gone
+            press.at = None  # clear of every skin: gone
             continue
         allowed = min(length, free + most)
         if length > allowed:

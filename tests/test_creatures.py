@@ -37,8 +37,8 @@ def settled(iterations: int = 10) -> Session:
 
 
 def press(session: Session, direction: tuple[float, float], frames: int = 60, distance: float = 50.0):
-    """Hold the press tool ``distance`` px from the body's centre (the finger's tip: its 100 px disc lies
-    beyond, coming from that side; 50 px is 20 px into the 70 px body); yield after each frame."""
+    """Hold the press tool ``distance`` px from the body's centre (the finger's tip, its 100 px disc above:
+    on the top, 50 px is 20 px into the 70 px body); yield after each frame."""
     _, body = session.sim.body("mochi")
     center = session.sim.stores.particles.pos[body.ring].mean(axis=0)
     x, y = (float(v) for v in center + np.array(direction) * distance)
