@@ -307,6 +307,9 @@ class Panel:
         self.box.with_padding(all=10).with_background(color=BACKGROUND)
         self.box.add(UILabel(text="Tuning (P hides)", text_color=MUTED, font_size=10, width=PANEL_WIDTH - 20))
         self._labels: list[tuple[UILabel, Slider, UISlider]] = []
+        self._dropdowns: list[tuple[Choice, UIDropdown]] = []
+        self._syncing = False
+        """True while ``sync`` moves a control: the change it makes is the level's, not the player's."""
         model = session.sim.level.model
         for name in model.panel.show:
             if (name in CLOTH_CONTROLS and not model.cloth) or (name in BOX_CONTROLS and not model.boxes):
@@ -344,10 +347,37 @@ class Panel:
                 height=24,
             )
             dropdown.on_change = lambda event, c=control: self._chosen(c, event)  # type: ignore[method-assign]
+            self._dropdowns.append((control, dropdown))
             self.box.add(label)
             self.box.add(dropdown)
 
+    def sync(self) -> None:
+        """Move every control to the level's value now, and its label with it.
+
+        Tools, keys and scripts change the same values (the tilt tool and the arrow keys gravity,
+        the wind tool the wind, W its switch): without this the sliders showed the values the
+        level started with. A slider the player is dragging is left to the player. Moving a
+        control here makes no ``set`` event.
+        """
+        self._syncing = True
+        try:
+            for label, control, slider in self._labels:
+                if slider.pressed:
+                    continue
+                value = min(control.high, max(control.low, control.read(self.session)))
+                if slider.value != value:
+                    slider.value = value
+                    self._show(label, control, value)
+            for control, dropdown in self._dropdowns:
+                value = control.read(self.session)
+                if dropdown.value != value:
+                    dropdown.value = value
+        finally:
+            self._syncing = False
+
     def _changed(self, control: Slider, event: UIOnChangeEvent) -> None:
+        if self._syncing:
+            return
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
         for label, shown, _slider in self._labels:
@@ -355,6 +385,8 @@ class Panel:
                 self._show(label, control, event.new_value)
 
     def _chosen(self, control: Choice, event: UIOnChangeEvent) -> None:
+        if self._syncing:
+            return
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
 

@@ -118,3 +118,54 @@ def test_every_panel_control_writes_values_the_level_accepts(level: str) -> None
                 session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
     session.sim.step(2)
     session.sim.close()
+
+
+def slider_value(view: PlayView, label: str) -> float:
+    """What the panel's slider ``label`` shows now."""
+    return next(slider.value for _, control, slider in view.panel._labels if control.label == label)
+
+
+def test_the_tilt_and_gravity_sliders_follow_the_tilt_tool_and_the_arrow_keys() -> None:
+    from weft.levels import LEVELS_DIR
+
+    window = shared_window()
+    session = Session(Simulation.load(LEVELS_DIR / "creatures.toml"))
+    play = PlayView(session)
+    window.show_view(play)
+    try:
+        for _ in range(3):
+            play.on_key_press(arcade.key.RIGHT, 0)
+        play.on_update(1 / 60)
+        play.on_draw()
+        # they showed the values the level started with (0° and 980) whatever gravity became
+        assert slider_value(play, "Tilt") == pytest.approx(15.0)
+        session.queue({"type": "tool", "name": "tilt"})
+        session.queue({"type": "mouse_press", "x": 600.0, "y": 400.0, "button": "left"})
+        session.queue(
+            {"type": "mouse_drag", "x": 680.0, "y": 400.0, "dx": 80.0, "dy": 0.0, "buttons": ["left"]}
+        )
+        play.on_update(1 / 60)
+        play.on_draw()
+        assert slider_value(play, "Tilt") == pytest.approx(35.0)  # 15° + 80 px at 0.25°/px
+        gx, gy = session.sim.level.model.world.gravity
+        session.queue({"type": "set", "key": "world.gravity", "value": [gx * 2, gy * 2]})
+        play.on_update(1 / 60)
+        play.on_draw()
+        assert slider_value(play, "Gravity") == pytest.approx(-2 * gy)
+        assert [e["key"] for e in session.log if e["type"] == "set"] == ["world.gravity"]  # sync sets nothing
+    finally:
+        window.show_view(arcade.View())
+        session.sim.close()
+
+
+def test_the_wind_sliders_follow_the_wind_tool(view: PlayView) -> None:
+    session = view.session
+    session.queue({"type": "tool", "name": "wind"})
+    session.queue({"type": "mouse_press", "x": 300.0, "y": 300.0, "button": "left"})
+    session.queue({"type": "mouse_release", "x": 300.0, "y": 400.0, "button": "left"})  # 100 px, up
+    view.on_update(1 / 60)
+    view.on_draw()
+    assert slider_value(view, "Wind strength") == pytest.approx(600.0)  # 6 px/s² per px drawn
+    assert slider_value(view, "Wind direction") == pytest.approx(90.0)
+    label = next(label for label, control, _ in view.panel._labels if control.label == "Wind strength")
+    assert "600" in label.text
