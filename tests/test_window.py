@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from support.gui import import_gui_headless
@@ -169,3 +171,47 @@ def test_the_wind_sliders_follow_the_wind_tool(view: PlayView) -> None:
     assert slider_value(view, "Wind direction") == pytest.approx(90.0)
     label = next(label for label, control, _ in view.panel._labels if control.label == "Wind strength")
     assert "600" in label.text
+
+
+def dropped_ball_rebound(restitution: float, damping: float, drop: float) -> float:
+    """The share of its drop height a ball of radius 10 let go at rest rises back to, simulated."""
+    from support.worlds import simulate
+
+    sim = simulate(
+        f"[world]\nrestitution = {restitution}\ndamping = {damping}\n"
+        f"[[balls]]\nname = 'ball'\nradius = [10, 10]\npositions = [[640, {drop + 10}]]\n"
+    )
+    heights = []
+    for _ in range(300):
+        sim.step()
+        heights.append(float(sim.stores.particles.pos[0, 1]) - 10.0)
+    rise = np.diff(heights) > 0.0
+    bounce = int(np.argmax(rise))  # the first frame it moves up again
+    top = bounce + int(np.argmin(rise[bounce:]))  # the first frame after that it stops rising
+    return heights[top] / drop
+
+
+@pytest.mark.parametrize(("damping", "drop"), [(1.0, 300.0), (0.99, 100.0), (0.99, 300.0), (0.99, 600.0)])
+def test_the_rebound_the_panel_promises_is_the_one_a_dropped_ball_makes(damping: float, drop: float) -> None:
+    from weft.game.panel import rebound_share
+
+    # at 0.99 a 0.6 bounce is not the 36% the panel said: 27.0, 22.6 and 18.7% from 100, 300 and 600 px
+    # (Verlet's drag is the continuous one within 0.3 points at 60 Hz and 6 substeps)
+    assert rebound_share(0.6, damping, 980.0, drop) == pytest.approx(
+        dropped_ball_rebound(0.6, damping, drop), abs=0.006
+    )
+
+
+def test_the_restitution_slider_says_it_is_a_share_of_the_speed_and_how_high_a_drop_rises() -> None:
+    from weft.game.panel import REFERENCE_DROP, Panel
+    from weft.levels import LEVELS_DIR
+
+    shared_window()  # arcade.gui needs a window
+    session = Session(Simulation.load(LEVELS_DIR / "balls.toml", ["world.restitution=0.6"]))
+    panel = Panel(session)
+    label = next(label for label, control, _ in panel._labels if control.label == "Restitution")
+    rises = 100 * dropped_ball_rebound(0.6, session.sim.level.model.world.damping, REFERENCE_DROP)
+    assert "60% of its speed back" in label.text
+    said = re.search(r"rises (\d+)% as high", label.text)
+    assert said is not None and abs(int(said[1]) - rises) <= 1.0  # 22% (22.6 measured), not "bounce to 36%"
+    session.sim.close()

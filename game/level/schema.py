@@ -192,7 +192,8 @@ class World(Table):
         0.6,
         ge=0.0,
         le=1.0,
-        description="Share of its speed a circle keeps off a wall; a drop rises to e² of its height.",
+        description="Share of its speed a circle keeps off a wall; without air drag a drop rises to e² of "
+        "its height (`damping` takes more: at 0.99 a 300 px drop at 0.6 rises to 22%, as the panel says).",
     )
     friction: float = Field(
         0.0,
