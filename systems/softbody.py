@@ -9,7 +9,14 @@ import numpy as np
 
 from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
 from weft.systems import world
-from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, set_spin
+from weft.systems.kernels.softbody import (
+    hold_perimeter,
+    place_legs,
+    press_out,
+    relax_ring,
+    ring_area,
+    set_spin,
+)
 from weft.systems.schedule import Stage, Step, System
 from weft.systems.world import by_entity
 
@@ -28,6 +35,11 @@ FINGER_SPEED = 180.0
 with the cursor). A kinematic body carries what it pushes at its own speed, so this bounds how fast a
 press can leave a creature: at the cursor's speed a drag across one threw it hundreds of px ahead; at
 this speed a press still reaches its depth in a few frames."""
+
+FLATTEST = 0.7
+"""Share of its rest area a finger squashes a body to, no further: the skin then has nowhere to go
+between the finger and the floor or the legs (pressed to the floor, the ring folded inside the disc),
+and a ring flatter than this is no longer drawn as one shape by a fan from its centre."""
 
 FINGER_FROM = (0.0, 1.0)
 """Which way a finger lies from its tip (the cursor): above it, pressing down, as on a thing lying on a
@@ -208,6 +220,13 @@ def rest_height(body: SoftBody) -> float:
     return radius * (1.0 - math.cos(2.0 * math.pi * (m // 2) / m))
 
 
+def rest_area(body: SoftBody) -> float:
+    """Area of the ring at rest, px²: the regular polygon of its edge length."""
+    m = len(body.ring)
+    radius = 0.5 * body.rest / math.sin(math.pi / m)
+    return 0.5 * m * radius * radius * math.sin(2.0 * math.pi / m)
+
+
 def poke_center(pos: np.ndarray, body: SoftBody, reach: float) -> tuple[float, float]:
     """Where a poke's finger comes down: ``POKE_DEPTH`` px into where the top of the head is at rest.
 
@@ -277,6 +296,21 @@ def free_travel(
     return travel
 
 
+def _deeper_into_flattened(
+    pos: np.ndarray, bodies: list[SoftBody], at: tuple[float, float], to: tuple[float, float], reach: float
+) -> bool:
+    """Whether moving a finger from ``at`` to ``to`` brings it nearer the centre of a body it touches that
+    is squashed to ``FLATTEST`` of its rest area or less."""
+    for body in bodies:
+        ring = pos[body.ring]
+        center = ring.mean(axis=0)
+        touching = float(np.hypot(*(ring - np.asarray(at)).T).min()) < reach + body.bead
+        flattened = touching and ring_area(pos, body.ring) <= FLATTEST * rest_area(body)
+        if flattened and math.dist(to, center) < math.dist(at, center):
+            return True
+    return False
+
+
 def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) -> list[tuple[float, ...]]:
     """Move each finger one frame; return each one's ``(x, y, dx, dy, reach)``: where it was when the
     frame began and how far it goes this frame, px.
@@ -309,6 +343,8 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
         allowed = min(length, free + most)
         if length > allowed:
             gx, gy = gx * allowed / length, gy * allowed / length
+        if not press.lifting and _deeper_into_flattened(pos, bodies, press.at, (x + gx, y + gy), press.reach):
+            gx = gy = 0.0
         press.at = (x + gx, y + gy)
         moves.append((x, y, gx, gy, press.reach))
     return moves

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
-from support.worlds import INLINE, simulate
+from support.worlds import INLINE, inside, simulate
 
 from weft.game.level import LevelError
 from weft.game.level.load import validate
@@ -340,17 +340,6 @@ def test_the_same_press_script_gives_the_same_state_twice() -> None:
         session.run(60)
         hashes.append(session.sim.state_hash())
     assert hashes[0] == hashes[1]
-
-
-def inside(polygon: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Which ``points`` ``(k, 2)`` lie inside the closed ``polygon`` ``(m, 2)`` (even-odd rule)."""
-    x, y = points[:, :1], points[:, 1:]
-    ax, ay = polygon[:, 0], polygon[:, 1]
-    bx, by = np.roll(ax, -1), np.roll(ay, -1)
-    spans = (ay > y) != (by > y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        crossing_x = ax + (bx - ax) * (y - ay) / (by - ay)
-    return ((spans & (x < crossing_x)).sum(axis=1) % 2) == 1
 
 
 def skin_gap(sim: Simulation, a: str, b: str) -> float:
