@@ -17,7 +17,6 @@ from weft.game.level.fields import rgba
 from weft.systems import world as active
 from weft.systems.balls import SPOUT_SPREAD
 from weft.systems.draw.strokes import SEGMENT_FIELDS, segments
-from weft.systems.softbody import POKE_REACH
 
 if TYPE_CHECKING:
     from weft.game.session import Session
@@ -265,14 +264,10 @@ def _fingers(session: Session) -> npt.NDArray[np.float32]:
     rises back after a release), so the player sees why the body dents where it does.
     """
     sim = session.sim
-    discs = []
-    press = sim.physics.component(Press)
-    if press.at is not None:
-        discs.append((*press.at, press.reach))
+    fingers = [sim.physics.component(Press)]
     with sim.physics.entered():
-        discs += [
-            (*body.poke_at, POKE_REACH) for _, body in active.by_entity(SoftBody) if body.poke_at is not None
-        ]
+        fingers += [body.poke_finger for _, body in active.by_entity(SoftBody)]
+    discs = [(*finger.at, finger.reach) for finger in fingers if finger.at is not None]
     if not discs:
         return np.zeros((0, SEGMENT_FIELDS), np.float32)
     at = np.array(discs, dtype=np.float64)

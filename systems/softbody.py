@@ -30,11 +30,22 @@ SMOOTHING = 0.3
 LEG_TONE = 0.05
 """Share of the way to the middle of its range a leg joint turns each substep: one standing pose."""
 
-FINGER_SPEED = 180.0
+FINGER_SPEED = 120.0
 """px/s: the fastest the press tool's finger moves while it touches skin (through the air it keeps up
 with the cursor). A kinematic body carries what it pushes at its own speed, so this bounds how fast a
 press can leave a creature: at the cursor's speed a drag across one threw it hundreds of px ahead; at
 this speed a press still reaches its depth in a few frames."""
+
+HELD_SPEED = 1.0 * FINGER_SPEED
+"""px/s: the fastest a body a finger touches moves as a whole. Pushed down near its middle, or into a
+peg or a wall, a body slides out sideways at ``u·tan β`` for a finger at ``u`` meeting it at ``β``
+from the horizontal: 650 px/s from a 180 px/s finger, and no finger speed bounds ``tan β``. So the
+finger holds what it presses (``hold_drift``: the excess of the body's velocity goes, its wobble is
+kept), and waits, as a finger that feels a slippery thing give does, while it moves faster than this."""
+
+FINGER_GRIP = 1.0
+"""Share of the skin's sliding along a finger the finger's pad takes each pass (1: it holds what it
+touches). Frictionless, a press low on a flank squeezed the body out sideways at up to 650 px/s."""
 
 FLATTEST = 0.7
 """Share of its rest area a finger squashes a body to, no further: the skin then has nowhere to go
@@ -46,14 +57,12 @@ FINGER_FROM = (0.0, 1.0)
 table, and as a poke presses the head. Coming from the body's centre out through the tip, a press low
 on a body came up through the floor."""
 
-POKE_FRAMES = 12
-"""How long a poke (Enter) presses the top of the head."""
+POKE_FRAMES = 24
+"""How long a poke (Enter) holds its finger down on the top of the head; it lifts as slowly as it came."""
 
-POKE_DEPTH = 30.0
-"""px a poke squashes the head down."""
+POKE_DEPTH = 0.2
+"""How far a poke squashes the head down, as a share of the body's rest height (28 px of 140)."""
 
-POKE_REACH = 100.0
-"""px: a poke is the press tool's finger, on the top of the head."""
 
 LEG_THICKNESS = 0.16
 """A leg's thickness over the body's radius."""
@@ -227,20 +236,22 @@ def rest_area(body: SoftBody) -> float:
     return 0.5 * m * radius * radius * math.sin(2.0 * math.pi / m)
 
 
-def poke_center(pos: np.ndarray, body: SoftBody, reach: float) -> tuple[float, float]:
-    """Where a poke's finger comes down: ``POKE_DEPTH`` px into where the top of the head is at rest.
+def poke_tip(pos: np.ndarray, body: SoftBody) -> tuple[float, float]:
+    """Where a poke's finger presses down to: ``POKE_DEPTH`` of its rest height into where the top of
+    the head's skin is at rest.
 
     Measured from the ring's lowest point along the body's up axis plus its rest height, not from
     the head as it is now: a poke that comes while the head is still squashed from the last one
-    presses as deep as the first did, never deeper (each re-aimed at the squashed head, nine
-    pokes in 12 frames flattened a 140 px body to 37 px).
+    presses as deep as the first did, never deeper (each aimed at the squashed head, nine pokes in
+    12 frames flattened a 140 px body to 37 px).
     """
     ux, uy = head_line(pos, body)
     up = np.array([-uy, ux])
     ring = pos[body.ring]
     center = ring.mean(axis=0)
     lowest = float(((ring - center) @ up).min())
-    lift = lowest + rest_height(body) + reach - POKE_DEPTH
+    height = rest_height(body)
+    lift = lowest + height + body.bead - POKE_DEPTH * height
     return (float(center[0] + lift * up[0]), float(center[1] + lift * up[1]))
 
 
@@ -265,6 +276,14 @@ def finger_landing(
         if hit.any():
             far = max(far, float((along[hit] + np.sqrt(room[hit])).max()))
     return (tip[0] + far * d[0], tip[1] + far * d[1])
+
+
+def skin_gap(pos: np.ndarray, bodies: list[SoftBody], at: tuple[float, float], reach: float) -> float:
+    """px between a finger of radius ``reach`` at ``at`` and the nearest skin (beads included): 0 or less
+    where it touches, infinity without bodies."""
+    tip = np.asarray(at)
+    gaps = [float(np.hypot(*(pos[body.ring] - tip).T).min()) - reach - body.bead for body in bodies]
+    return min(gaps, default=math.inf)
 
 
 def free_travel(
@@ -296,17 +315,20 @@ def free_travel(
     return travel
 
 
-def _deeper_into_flattened(
+def _yielding(
     pos: np.ndarray, bodies: list[SoftBody], at: tuple[float, float], to: tuple[float, float], reach: float
 ) -> bool:
     """Whether moving a finger from ``at`` to ``to`` brings it nearer the centre of a body it touches that
-    is squashed to ``FLATTEST`` of its rest area or less."""
+    will not take more: squashed to ``FLATTEST`` of its rest area, or running from the finger (its
+    centre moved faster than ``HELD_SPEED`` over the last frame)."""
     for body in bodies:
         ring = pos[body.ring]
         center = ring.mean(axis=0)
-        touching = float(np.hypot(*(ring - np.asarray(at)).T).min()) < reach + body.bead
-        flattened = touching and ring_area(pos, body.ring) <= FLATTEST * rest_area(body)
-        if flattened and math.dist(to, center) < math.dist(at, center):
+        if float(np.hypot(*(ring - np.asarray(at)).T).min()) >= reach + body.bead:
+            continue
+        flattened = ring_area(pos, body.ring) <= FLATTEST * rest_area(body)
+        running = body.was_at is not None and math.dist(center, body.was_at) > HELD_SPEED * FRAME_DT
+        if (flattened or running) and math.dist(to, center) < math.dist(at, center):
             return True
     return False
 
@@ -317,9 +339,9 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
 
     A kinematic body never jumps into the skin or out of it. A finger that comes down lands above
     the skin (``finger_landing``), then heads for the cursor: freely until it touches skin, then at
-    most ``FINGER_SPEED``. One let go rises back up, as slowly, until it touches nothing, so the
-    skin it held follows it out no faster than it moves (lifted at once, a deep press let the body
-    spring off the floor).
+    most ``FINGER_SPEED``, and not deeper into a body that will not take more (``_yielding``). One
+    let go rises back up, as slowly, until it touches nothing, so the skin it held follows it out no
+    faster than it moves (lifted at once, a deep press let the body spring off the floor).
     """
     moves = []
     most = FINGER_SPEED * FRAME_DT
@@ -336,18 +358,27 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
             goal = (press.center[0] + dx * press.reach, press.center[1] + dy * press.reach)
         gx, gy = goal[0] - x, goal[1] - y
         length = math.hypot(gx, gy)
-        free = free_travel(pos, bodies, press.at, goal, press.reach)
-        if press.lifting and free >= length:
-            press.at = None  # clear of every skin: gone
+        if press.lifting and skin_gap(pos, bodies, press.at, press.reach) > most:
+            press.at = None  # the skin no longer follows it up: gone
             continue
+        free = free_travel(pos, bodies, press.at, goal, press.reach)
         allowed = min(length, free + most)
         if length > allowed:
             gx, gy = gx * allowed / length, gy * allowed / length
-        if not press.lifting and _deeper_into_flattened(pos, bodies, press.at, (x + gx, y + gy), press.reach):
+        if not press.lifting and _yielding(pos, bodies, press.at, (x + gx, y + gy), press.reach):
             gx = gy = 0.0
         press.at = (x + gx, y + gy)
         moves.append((x, y, gx, gy, press.reach))
     return moves
+
+
+def hold_drift(pos: np.ndarray, prev: np.ndarray, ring: np.ndarray, most: float) -> None:
+    """Slow a held body's centre to at most ``most`` px a step, leaving how it deforms as it was: the
+    excess of its mean Verlet velocity comes off every point alike (their previous positions move)."""
+    drift = (pos[ring] - prev[ring]).mean(axis=0)
+    speed = math.hypot(*drift)
+    if speed > most:
+        prev[ring] += drift * (1.0 - most / speed)
 
 
 class PressureSystem(System):
@@ -355,10 +386,10 @@ class PressureSystem(System):
 
     Runs every iteration: one Jacobi pass, the ring projected back onto its
     rest perimeter (so it meets obstacles at its true size, see
-    ``PerimeterSystem``), then the fingers: the press tool's, a kinematic
-    disc that moves with the cursor in even steps over the substeps
-    (``move_fingers``), and a poke's (Enter), still. A finger's contact never
-    makes skin faster than the finger (``press_out``). Records whether each
+    ``PerimeterSystem``), then the fingers: the press tool's and each body's
+    poke (Enter), kinematic discs moved in even steps over the substeps
+    (``move_fingers``). A finger's contact never makes skin faster than the
+    finger (``press_out``). Records whether each
     body was pressed this frame: all its face knows.
     """
 
@@ -379,24 +410,25 @@ class PressureSystem(System):
         particles = world.stores().particles
         first = step.substep == 0 and step.iteration == 0
         if first:
-            presses = [press for _, press in by_entity(Press)]
+            for _, body in bodies:
+                body.pressed = False
+                poke = body.poke_finger
+                if body.poke == POKE_FRAMES and not poke.active:
+                    # aimed once, at the head at rest; another poke while it lasts keeps it down longer
+                    poke.center, poke.active = poke_tip(particles.pos, body), True
+                body.poke = max(0, body.poke - 1)
+                poke.active = body.poke > 0
+            presses = [press for _, press in by_entity(Press)] + [body.poke_finger for _, body in bodies]
             self._fingers = move_fingers(particles.pos, [body for _, body in bodies], presses)
+            for _, body in bodies:
+                center = particles.pos[body.ring].mean(axis=0)
+                body.was_at = (float(center[0]), float(center[1]))
         share = (step.substep + 1) / step.substeps
         fingers = [
             (x + share * dx, y + share * dy, dx / step.substeps, dy / step.substeps, reach)
             for x, y, dx, dy, reach in self._fingers
         ]
         for _, body in bodies:
-            if first:
-                body.pressed = False
-                if body.poke == POKE_FRAMES and body.poke_at is None:
-                    # the finger comes down once, over the head at rest, and stays: placed anew every
-                    # iteration it would follow the head down and push it through the body; another
-                    # poke while it lasts only keeps it there longer
-                    body.poke_at = poke_center(particles.pos, body, POKE_REACH)
-                body.poke = max(0, body.poke - 1)
-                if body.poke == 0:
-                    body.poke_at = None
             relax_ring(
                 particles.pos,
                 particles.inv_mass,
@@ -407,11 +439,9 @@ class PressureSystem(System):
                 SMOOTHING,
             )
             hold_perimeter(particles.pos, particles.inv_mass, body.ring, body.rest_perimeter)
-            touching = list(fingers)
-            if body.poke_at is not None:
-                touching.append((*body.poke_at, 0.0, 0.0, POKE_REACH))
-            for cx, cy, move_x, move_y, reach in touching:
-                body.pressed |= press_out(
+            held = False
+            for cx, cy, move_x, move_y, reach in fingers:
+                held |= press_out(
                     particles.pos,
                     particles.prev,
                     particles.inv_mass,
@@ -422,7 +452,9 @@ class PressureSystem(System):
                     move_y,
                     reach,
                     body.bead,
+                    FINGER_GRIP,
                 )
+            body.pressed |= held
 
 
 class PerimeterSystem(System):
@@ -445,6 +477,8 @@ class PerimeterSystem(System):
         particles = world.stores().particles
         for _, body in by_entity(SoftBody):
             hold_perimeter(particles.pos, particles.inv_mass, body.ring, body.rest_perimeter)
+            if body.pressed:
+                hold_drift(particles.pos, particles.prev, body.ring, HELD_SPEED * step.dt)
 
 
 class UprightSystem(System):

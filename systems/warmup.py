@@ -97,7 +97,7 @@ def warm_kernels() -> None:
     ring = np.arange(4, dtype=np.int64)
     one = np.ones(4)
     relax_ring(ring_pos, one, ring, 14.0, 400.0, 0.2, 0.3)
-    press_out(ring_pos, ring_prev, one, ring, 0.0, 20.0, 0.0, 0.0, 15.0, 1.0)
+    press_out(ring_pos, ring_prev, one, ring, 0.0, 20.0, 0.0, 0.0, 15.0, 1.0, 1.0)
     hold_perimeter(ring_pos, one, ring, 50.0)
     set_spin(ring_pos, ring_prev, ring, 0.01)
     leg = np.array([0], dtype=np.int64)

@@ -129,19 +129,20 @@ def press_out(
     move_y: float,
     reach: float,
     skin: float,
+    grip: float,
 ) -> bool:
-    """Push every ring point within ``reach`` px of the finger at (cx, cy) out to ``reach``, leaving it no
-    faster away from the finger than the finger itself moves; return whether the finger touches the skin
-    (a ring point within ``reach + skin``).
+    """Push every ring point whose bead (radius ``skin``) overlaps the finger, a disc of radius ``reach``
+    at (cx, cy), out until it touches it, leaving it no faster away from the finger than the finger
+    itself moves; return whether the finger touches the skin.
 
     The finger is a kinematic disc that moved ``(move_x, move_y)`` px this substep. Its contact is
-    inelastic and one-sided, as a kinematic body's is in a velocity solver (Box2D's kinematic
-    contacts): the point goes to the disc's rim, then its Verlet velocity ``v = pos - prev`` loses
-    whatever the push added beyond the finger's own motion along the normal ``n``,
-    ``v -= max(0, (v - u)·n) n``. So a finger that appears inside the body (a press on it), or
-    a point pushed back in by the pressure each pass, gives no speed; a finger that moves carries
-    the skin it touches at its own speed, no faster. Touching counts the skin's thickness, so a
-    finger resting on a body that pushes back counts as pressing in every frame, not every other.
+    inelastic and one-sided, as a kinematic body's is in a velocity solver: the point goes to
+    ``reach + skin`` from the centre (the drawn skin meets the disc's rim), then its Verlet velocity
+    ``v = pos - prev`` loses whatever the push added beyond the finger's own motion along the normal
+    ``n``, ``v -= max(0, (v - u)·n) n``. So a point pushed back in by the pressure each pass gains
+    no speed from it, and a finger that moves carries the skin it touches at its own speed, no
+    faster. Touching counts points that reach the rim (the pressure pushes a held skin into the
+    finger every pass), so a finger resting on a body counts as pressing in every frame.
     """
     pressed = False
     for k in range(ring.shape[0]):
@@ -151,20 +152,28 @@ def press_out(
         dx = pos[i, 0] - cx
         dy = pos[i, 1] - cy
         dist = math.hypot(dx, dy)
-        if dist < reach + skin:
-            pressed = True
-        if dist >= reach:
+        rim = reach + skin
+        if dist >= rim:
             continue
+        pressed = True
         if dist < 1e-9:  # under the very centre of the finger: push straight down
             dx, dy, dist = 0.0, -1.0, 1.0
         nx = dx / dist
         ny = dy / dist
-        pos[i, 0] = cx + nx * reach
-        pos[i, 1] = cy + ny * reach
-        away = (pos[i, 0] - prev[i, 0] - move_x) * nx + (pos[i, 1] - prev[i, 1] - move_y) * ny
+        pos[i, 0] = cx + nx * rim
+        pos[i, 1] = cy + ny * rim
+        # the velocity relative to the finger: its normal part may only close, its sliding part the
+        # grip takes ``grip`` of
+        rx = pos[i, 0] - prev[i, 0] - move_x
+        ry = pos[i, 1] - prev[i, 1] - move_y
+        away = rx * nx + ry * ny
+        slide_x = rx - away * nx
+        slide_y = ry - away * ny
         if away > 0.0:
             prev[i, 0] += away * nx
             prev[i, 1] += away * ny
+        prev[i, 0] += grip * slide_x
+        prev[i, 1] += grip * slide_y
     return pressed
 
 
