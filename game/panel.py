@@ -111,6 +111,15 @@ def slider_from_compliance(c: float) -> float:
     return 0.0 if c <= 0.0 else min(4.0, max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN))
 
 
+def with_strength(gravity: list[float], strength: float) -> list[float]:
+    """Gravity of ``strength`` px/s² the way ``gravity`` points (straight down when it is zero): the slider
+    sets how strong it is, the tilt slider and tool which way (it set only the vertical part, and read
+    947 px/s² for 980 tilted 15°)."""
+    gx, gy = gravity
+    angle = math.atan2(gx, -gy) if gx or gy else 0.0
+    return [round(strength * math.sin(angle), 6), round(-strength * math.cos(angle), 6)]
+
+
 def _world(session: Session) -> Any:
     return session.sim.level.model.world
 
@@ -141,8 +150,8 @@ CONTROLS: dict[str, Slider | Choice] = {
         "Gravity",
         0.0,
         3000.0,
-        read=lambda s: -_world(s).gravity[1],
-        write=lambda s, v: [("world.gravity", [_world(s).gravity[0], -round(v)])],
+        read=lambda s: math.hypot(*_world(s).gravity),
+        write=lambda s, v: [("world.gravity", with_strength(_world(s).gravity, v))],
         show=lambda v: f"{v:.0f} px/s²",
     ),
     "wind": Slider(
@@ -363,8 +372,15 @@ class Panel:
     def _add(self, control: Slider | Choice) -> None:
         if isinstance(control, Slider):
             value = control.read(self.session)
+            # two lines only where the control explains itself: a multiline label keeps the width of
+            # its first text, and a longer value wrapped
             label = UILabel(
-                text="", text_color=TEXT, font_size=10, width=PANEL_WIDTH - 20, multiline=True, align="center"
+                text="",
+                text_color=TEXT,
+                font_size=10,
+                width=PANEL_WIDTH - 20,
+                multiline=control.explain is not None,
+                align="center",
             )
             slider = UISlider(
                 value=min(control.high, max(control.low, value)),

@@ -358,10 +358,13 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
             goal = (press.center[0] + dx * press.reach, press.center[1] + dy * press.reach)
         gx, gy = goal[0] - x, goal[1] - y
         length = math.hypot(gx, gy)
-        if press.lifting and skin_gap(pos, bodies, press.at, press.reach) > most:
-            press.at = None  # the skin no longer follows it up: gone
+        # within a frame's move of the skin it is in touch (the skin rests a hair off its rim): it
+        # moves freely only beyond, and a lifted one goes only once the skin stops following it
+        gap = skin_gap(pos, bodies, press.at, press.reach)
+        if press.lifting and gap > most:
+            press.at = None
             continue
-        free = free_travel(pos, bodies, press.at, goal, press.reach)
+        free = free_travel(pos, bodies, press.at, goal, press.reach) if gap > most else 0.0
         allowed = min(length, free + most)
         if length > allowed:
             gx, gy = gx * allowed / length, gy * allowed / length

@@ -149,11 +149,13 @@ def test_the_tilt_and_gravity_sliders_follow_the_tilt_tool_and_the_arrow_keys() 
         play.on_update(1 / 60)
         play.on_draw()
         assert slider_value(play, "Tilt") == pytest.approx(35.0)  # 15° + 80 px at 0.25°/px
+        assert slider_value(play, "Gravity") == pytest.approx(980.0)  # its strength, tilted or not
         gx, gy = session.sim.level.model.world.gravity
         session.queue({"type": "set", "key": "world.gravity", "value": [gx * 2, gy * 2]})
         play.on_update(1 / 60)
         play.on_draw()
-        assert slider_value(play, "Gravity") == pytest.approx(-2 * gy)
+        assert slider_value(play, "Gravity") == pytest.approx(1960.0)
+        assert slider_value(play, "Tilt") == pytest.approx(35.0)
         assert [e["key"] for e in session.log if e["type"] == "set"] == ["world.gravity"]  # sync sets nothing
     finally:
         window.show_view(arcade.View())
@@ -214,4 +216,14 @@ def test_the_restitution_slider_says_it_is_a_share_of_the_speed_and_how_high_a_d
     assert "60% of its speed back" in label.text
     said = re.search(r"rises (\d+)% as high", label.text)
     assert said is not None and abs(int(said[1]) - rises) <= 1.0  # 22% (22.6 measured), not "bounce to 36%"
+    session.sim.close()
+
+
+def test_the_gravity_slider_sets_the_strength_and_keeps_the_tilt() -> None:
+    from weft.game.panel import CONTROLS
+
+    session = Session(Simulation.load(DEFAULT_LEVEL, ["world.gravity=[-490, -848.705]"]))  # 980 at -30°
+    ((key, value),) = CONTROLS["gravity"].write(session, 1960.0)
+    assert key == "world.gravity"
+    assert value == pytest.approx([-980.0, -1697.41], abs=0.01)
     session.sim.close()
