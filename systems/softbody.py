@@ -47,7 +47,7 @@ FINGER_GRIP = 1.0
 """Share of the skin's sliding along a finger the finger's pad takes each pass (1: it holds what it
 touches). Frictionless, a press low on a flank squeezed the body out sideways at up to 650 px/s."""
 
-FLATTEST = 0.7
+FLATTEST = 0.8
 """Share of its rest area a finger squashes a body to, no further: the skin then has nowhere to go
 between the finger and the floor or the legs (pressed to the floor, the ring folded inside the disc),
 and a ring flatter than this is no longer drawn as one shape by a fan from its centre."""
@@ -503,6 +503,9 @@ class UprightSystem(System):
     def process(self, step: Step) -> None:
         particles = world.stores().particles
         for _, body in by_entity(SoftBody):
+            if body.pressed:
+                # held by a finger that grips it, its spin would turn about the finger and roll it away
+                continue
             ux, uy = head_line(particles.pos, body)
             tilt = math.atan2(uy, ux)
             set_spin(particles.pos, particles.prev, body.ring, -body.upright * tilt / step.substeps)

@@ -298,6 +298,21 @@ def _outside(value: float, low: float, high: float) -> float:
 
 
 @numba.njit(cache=True)
+def _stood_on(velocity: float, push: float) -> float:
+    """A ring point's velocity (px a step, along one axis) after its legs pushed it ``push`` px off a wall.
+
+    The wall takes the velocity into it, up to the push, and gives none back: a fall is stopped, as a
+    floor stops it, but a body pushed down by a finger (by positions, not speed) is not thrown up. Taken
+    whole, the push became speed: held under a finger a body built up 630 px/s, and popped when let go.
+    """
+    if push > 0.0:
+        return min(velocity + push, max(velocity, 0.0))
+    if push < 0.0:
+        return max(velocity + push, min(velocity, 0.0))
+    return velocity
+
+
+@numba.njit(cache=True)
 def place_legs(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
@@ -332,10 +347,11 @@ def place_legs(
     it turns ``tone`` of the way to the middle of its range.
 
     The legs also stand: if a foot would end outside the walls, the whole
-    creature moves by what brings every foot back inside. Only the ring's
-    positions move, so the move cancels the body's fall as a floor under
-    the feet would, and the walls' ``friction`` takes that share of the
-    body's sliding along them (without it the body skates on its feet).
+    creature moves by what brings every foot back inside. The move takes
+    the body's velocity into the wall and makes none (``_stood_on``), so it
+    cancels the body's fall as a floor under the feet would, and the walls'
+    ``friction`` takes that share of the body's sliding along them (without
+    it the body skates on its feet).
     Knees and feet get the ring's mean velocity: they move with the body,
     and their placement never turns into speed of their own.
     """
@@ -379,10 +395,12 @@ def place_legs(
     vy = 0.0
     for k in range(ring.shape[0]):
         i = ring[k]
+        step_x = _stood_on(pos[i, 0] - prev[i, 0], push_x) * keep_x
+        step_y = _stood_on(pos[i, 1] - prev[i, 1], push_y) * keep_y
         pos[i, 0] += push_x
         pos[i, 1] += push_y
-        prev[i, 0] = pos[i, 0] - (pos[i, 0] - prev[i, 0]) * keep_x
-        prev[i, 1] = pos[i, 1] - (pos[i, 1] - prev[i, 1]) * keep_y
+        prev[i, 0] = pos[i, 0] - step_x
+        prev[i, 1] = pos[i, 1] - step_y
         vx += pos[i, 0] - prev[i, 0]
         vy += pos[i, 1] - prev[i, 1]
     vx /= ring.shape[0]
