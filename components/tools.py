@@ -116,8 +116,17 @@ class Shake:
 
 @dataclass
 class Press:
-    """A finger pressed into soft bodies: skin points within ``reach`` px of ``center`` are pushed out."""
+    """A finger pressed into soft bodies: a kinematic disc of radius ``reach`` px whose tip the cursor leads.
+
+    The tool sets ``center`` (the cursor: where the finger's tip goes) and ``active``. The disc
+    lies above its tip; when it comes down, the pressure system lands it above the skin, then each
+    frame moves it (``at``: its centre, px) towards ``center`` at a bounded speed, in even steps
+    over the substeps. Let go, it rises back up (``lifting``) until it touches nothing; ``at`` is
+    None while no finger is down.
+    """
 
     active: bool = False
     center: tuple[float, float] = (0.0, 0.0)
     reach: float = 100.0
+    at: tuple[float, float] | None = None
+    lifting: bool = False

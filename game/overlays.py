@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import ForceField, Grab, Pour
+from weft.components import ForceField, Grab, Pour, Press, SoftBody
 from weft.game.level.values import rgba
+from weft.systems import world as active
 from weft.systems.balls import SPOUT_SPREAD
 from weft.systems.draw.strokes import SEGMENT_FIELDS, segments
 
@@ -39,6 +40,8 @@ PUSH = (255, 140, 90)
 BLAST = (255, 196, 120)
 BLAST_CORE = (255, 244, 214)
 SPOUT = (236, 238, 244)
+FINGER = (255, 226, 196)
+"""The press tool's finger and a poke's: a pale, skin-warm disc over what it presses."""
 
 RIPPLE_TICKS = 45
 """Ticks a ripple of attract or repel takes to cross the field's reach (two are in flight at once)."""
@@ -68,7 +71,7 @@ def tool_overlays(session: Session) -> npt.NDArray[np.float32]:
     """Every overlay as stroke rows, drawn in one call.
 
     The floor and the container's walls, then the tools: cut trail, grab line, wind
-    arrow, attract/repel field, explosion flashes, pour spout.
+    arrow, attract/repel field, explosion flashes, pour spout, fingers.
     """
     parts = [
         _floor(session),
@@ -79,6 +82,7 @@ def tool_overlays(session: Session) -> npt.NDArray[np.float32]:
         _field(session),
         _blasts(session),
         _pour(session),
+        _fingers(session),
     ]
     return np.concatenate(
         [part for part in parts if len(part)] or [np.zeros((0, SEGMENT_FIELDS), np.float32)]
@@ -276,3 +280,33 @@ def wall_color(
     target = 255.0 if luma < 128.0 else 0.0
     shade = [round(c + amount * (target - c)) for c in (r, g, b)]
     return (shade[0], shade[1], shade[2], 255)
+
+
+def _fingers(session: Session) -> npt.NDArray[np.float32]:
+    """The press tool's finger and each poke's, where the physics has them: a faint disc with a rim.
+
+    The disc is what squashes (a kinematic body that lags the cursor while it presses skin and
+    rises back after a release), so the player sees why the body dents where it does.
+    """
+    sim = session.sim
+    fingers = [sim.physics.component(Press)]
+    with sim.physics.entered():
+        fingers += [body.poke_finger for _, body in active.by_entity(SoftBody)]
+    discs = [(*finger.at, finger.reach) for finger in fingers if finger.at is not None]
+    if not discs:
+        return np.zeros((0, SEGMENT_FIELDS), np.float32)
+    at = np.array(discs, dtype=np.float64)
+    centers, radius = at[:, :2], at[:, 2]
+    n = len(at)
+    return np.concatenate(
+        [
+            segments(centers, centers, radius, np.column_stack([np.tile(FINGER, (n, 1)), np.full(n, 40.0)])),
+            segments(
+                centers,
+                centers,
+                radius,
+                np.column_stack([np.tile(FINGER, (n, 1)), np.full(n, 200.0)]),
+                ring=2.0,
+            ),
+        ]
+    )

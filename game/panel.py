@@ -43,7 +43,8 @@ COMPLIANCE_EXPONENT_MIN = -7.0
 
 @dataclass(frozen=True)
 class Slider:
-    """A numeric control: ``read`` gets its value from the level, ``write`` makes the events for a value."""
+    """A numeric control: ``read`` gets its value from the level, ``write`` makes the events for a value,
+    ``show`` says what a value means; ``explain``, a second line, what it means in this world now."""
 
     label: str
     low: float
@@ -54,10 +55,47 @@ class Slider:
     step: float | None = None
     lowest: Callable[[Session], float] | None = None
     """The slider's low end for this level, when it is not ``low``."""
+    explain: Callable[[float, Session], str] | None = None
 
     def low_for(self, session: Session) -> float:
         """Where the slider starts in ``session``'s level."""
         return self.low if self.lowest is None else self.lowest(session)
+
+
+REFERENCE_DROP = 300.0
+"""px: the drop the restitution slider's text speaks of (a ball let go from about the middle of a window)."""
+
+
+def rebound_share(restitution: float, damping: float, gravity: float, drop: float) -> float:
+    """The share of its drop height a ball let go at rest rises back to after one bounce, with air drag.
+
+    The walls give back ``restitution`` of the speed; ``damping`` keeps that share of the velocity
+    each 1/60 s frame, a drag ``dv/dt = -k v`` with ``k = -60 ln(damping)``. Falling from rest,
+    ``v = (g/k)(1 - e^(-kt))`` and ``y = (g/k) t - (g/k²)(1 - e^(-kt))`` (solved for the drop by
+    Newton's method); rising from ``u``, the top is ``u/k - (g/k²) ln(1 + k u / g)``. Without drag
+    it is ``restitution²``. Matches a dropped ball within 0.3 points (27.0 / 22.6 / 18.7% from
+    100 / 300 / 600 px at 0.6 and 0.99; this gives 27.2 / 22.4 / 18.7%).
+    """
+    k = -60.0 * math.log(damping)
+    if k < 1e-9 or gravity <= 0.0 or drop <= 0.0:
+        return restitution * restitution
+    t = math.sqrt(2.0 * drop / gravity)
+    for _ in range(30):
+        fallen = gravity / k * t - gravity / k**2 * (1.0 - math.exp(-k * t))
+        t -= (fallen - drop) / (gravity / k * (1.0 - math.exp(-k * t)))
+    u = restitution * gravity / k * (1.0 - math.exp(-k * t))
+    return (u / k - gravity / k**2 * math.log1p(k * u / gravity)) / drop
+
+
+def drop_rebound(value: float, session: Session) -> str:
+    """What restitution ``value`` means: the share of the speed a wall gives back, and so how high a
+    drop rises after the bounce in this world's air drag and gravity (not ``value²``: at the default
+    damping, 0.99, "bounce to 36%" was really 19-27%)."""
+    world = session.sim.level.model.world
+    share = rebound_share(value, world.damping, math.hypot(*world.gravity), REFERENCE_DROP)
+    return (
+        f"{value:.0%} of its speed back off a wall\na {REFERENCE_DROP:.0f} px drop rises {share:.0%} as high"
+    )
 
 
 @dataclass(frozen=True)
@@ -92,6 +130,15 @@ def slider_from_compliance(c: float) -> float:
     return 0.0 if c <= 0.0 else min(4.0, max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN))
 
 
+def with_strength(gravity: list[float], strength: float) -> list[float]:
+    """Gravity of ``strength`` px/s² the way ``gravity`` points (straight down when it is zero): the slider
+    sets how strong it is, the tilt slider and tool which way (it set only the vertical part, and read
+    947 px/s² for 980 tilted 15°)."""
+    gx, gy = gravity
+    angle = math.atan2(gx, -gy) if gx or gy else 0.0
+    return [round(strength * math.sin(angle), 6), round(-strength * math.cos(angle), 6)]
+
+
 def _world(session: Session) -> Any:
     return session.sim.level.model.world
 
@@ -122,8 +169,8 @@ CONTROLS: dict[str, Slider | Choice] = {
         "Gravity",
         0.0,
         3000.0,
-        read=lambda s: -_world(s).gravity[1],
-        write=lambda s, v: [("world.gravity", [_world(s).gravity[0], -round(v)])],
+        read=lambda s: math.hypot(*_world(s).gravity),
+        write=lambda s, v: [("world.gravity", with_strength(_world(s).gravity, v))],
         show=lambda v: f"{v:.0f} px/s²",
     ),
     "wind": Slider(
@@ -209,7 +256,8 @@ CONTROLS: dict[str, Slider | Choice] = {
         *slider_span("world.restitution"),
         read=lambda s: _world(s).restitution,
         write=lambda s, v: [("world.restitution", round(v, 2))],
-        show=lambda v: f"{v:.2f} (bounce to {v * v:.0%})",
+        show=lambda v: f"{v:.2f}",
+        explain=drop_rebound,
     ),
     "friction": Slider(
         "Friction",
@@ -313,6 +361,9 @@ class Panel:
         self.box.with_padding(all=10).with_background(color=BACKGROUND)
         self.box.add(UILabel(text="Tuning (P hides)", text_color=MUTED, font_size=10, width=PANEL_WIDTH - 20))
         self._labels: list[tuple[UILabel, Slider, UISlider]] = []
+        self._dropdowns: list[tuple[Choice, UIDropdown]] = []
+        self._syncing = False
+        """True while ``sync`` moves a control: the change it makes is the level's, not the player's."""
         model = session.sim.level.model
         for name in model.panel.show:
             if (name in CLOTH_CONTROLS and not model.cloth) or (name in BOX_CONTROLS and not model.boxes):
@@ -327,7 +378,16 @@ class Panel:
     def _add(self, control: Slider | Choice) -> None:
         if isinstance(control, Slider):
             value = control.read(self.session)
-            label = UILabel(text="", text_color=TEXT, font_size=10, width=PANEL_WIDTH - 20)
+            # two lines only where the control explains itself: a multiline label keeps the width of
+            # its first text, and a longer value wrapped
+            label = UILabel(
+                text="",
+                text_color=TEXT,
+                font_size=10,
+                width=PANEL_WIDTH - 20,
+                multiline=control.explain is not None,
+                align="center",
+            )
             low = control.low_for(self.session)
             slider = UISlider(
                 value=min(control.high, max(low, value)),
@@ -351,10 +411,39 @@ class Panel:
                 height=24,
             )
             dropdown.on_change = lambda event, c=control: self._chosen(c, event)  # type: ignore[method-assign]
+            self._dropdowns.append((control, dropdown))
             self.box.add(label)
             self.box.add(dropdown)
 
+    def sync(self) -> None:
+        """Move every control to the level's value now, and its label with it.
+
+        Tools, keys and scripts change the same values (the tilt tool and the arrow keys gravity,
+        the wind tool the wind, W its switch): without this the sliders showed the values the
+        level started with. A slider the player is dragging is left to the player. Moving a
+        control here makes no ``set`` event.
+        """
+        self._syncing = True
+        try:
+            for label, control, slider in self._labels:
+                if slider.pressed:
+                    continue
+                value = min(control.high, max(control.low_for(self.session), control.read(self.session)))
+                moved = slider.value != value
+                if moved:
+                    slider.value = value
+                if moved or control.explain is not None:  # what it means may change with the world
+                    self._show(label, control, value)
+            for control, dropdown in self._dropdowns:
+                value = control.read(self.session)
+                if dropdown.value != value:
+                    dropdown.value = value
+        finally:
+            self._syncing = False
+
     def _changed(self, control: Slider, event: UIOnChangeEvent) -> None:
+        if self._syncing:
+            return
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
         for label, shown, _slider in self._labels:
@@ -362,9 +451,11 @@ class Panel:
                 self._show(label, control, event.new_value)
 
     def _chosen(self, control: Choice, event: UIOnChangeEvent) -> None:
+        if self._syncing:
+            return
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
 
-    @staticmethod
-    def _show(label: UILabel, control: Slider, value: float) -> None:
-        label.text = f"{control.label}: {control.show(value)}"
+    def _show(self, label: UILabel, control: Slider, value: float) -> None:
+        text = f"{control.label}: {control.show(value)}"
+        label.text = text if control.explain is None else f"{text}\n{control.explain(value, self.session)}"

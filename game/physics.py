@@ -55,7 +55,7 @@ from weft.game.level.build import build_body, level_bodies, tool_components, wor
 from weft.game.level.load import load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
-from weft.game.level.schema import SPECS, Spec, ToolsTable, World
+from weft.game.level.schema import SPECS, Creature, Spec, ToolsTable, World, creature_outside
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
@@ -244,7 +244,8 @@ class Physics:
 
         Nothing else moves. Texture files are found relative to ``directory`` (default: the
         working directory). Called while a frame runs (from a custom system or an event
-        handler), the body comes in when the frame ends.
+        handler), the body comes in when the frame ends. Raises ``ValueError`` for a creature
+        that does not start inside the world's bounds (a wall would fling it).
         """
         if not isinstance(spec, SPECS):
             names = ", ".join(f"weft.{kind.__name__}" for kind in SPECS)
@@ -252,6 +253,8 @@ class Physics:
         folder = Path.cwd() if directory is None else Path(directory)
         with self.entered():
             self._check_attached()
+            if isinstance(spec, Creature) and (problem := creature_outside(spec, self.settings.bounds)):
+                raise ValueError(f"{spec.name}: {problem}")
             entity = esper.create_entity()
             self._bodies[entity] = spec
             if self._stepping:

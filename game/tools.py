@@ -251,7 +251,8 @@ class TiltTool(Tool):
 
 
 class PressTool(Tool):
-    """Press and drag: a finger 100 px wide squashes soft bodies; let go and they spring back."""
+    """Press and drag: a finger (a disc of 100 px radius above the cursor, its tip at the cursor) dents soft
+    bodies where it presses; let go and they spring back. The finger's motion is the pressure system's."""
 
     name = "press"
     hotkey = "0"

@@ -200,6 +200,7 @@ class PlayView(arcade.View):
             title = f"{name} could not be reloaded; still playing its last good version. Fix it and save:"
             self.hud.draw_problems(title, self.watcher.problems)
         if self.session.show_panel:  # the UI is composited full-window even when empty
+            self.panel.sync()
             self.ui.draw()
 
     def _save_screenshot(self) -> None:

@@ -25,7 +25,7 @@ from weft.systems.kernels.force_fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, find_pairs
 from weft.systems.kernels.measure import deepest_overlap, longest_move
 from weft.systems.kernels.pins import place_pins
-from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
+from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, set_spin
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
 from weft.systems.kernels.tear import kill_orphans, sweep_cut, tear_overstretched
 from weft.systems.kernels.verlet import integrate
@@ -113,9 +113,9 @@ def warm_kernels() -> None:
     ring = np.arange(4, dtype=np.int64)
     one = np.ones(4)
     relax_ring(ring_pos, one, ring, 14.0, 400.0, 0.2, 0.3)
-    press_out(ring_pos, one, ring, 0.0, 20.0, 15.0, 1.0)
+    press_out(ring_pos, ring_prev, one, ring, 0.0, 20.0, 0.0, 0.0, 15.0, 1.0, 1.0)
     hold_perimeter(ring_pos, one, ring, 50.0)
-    turn_about(ring_pos, ring_prev, ring, 0.0, 0.0, 0.01)
+    set_spin(ring_pos, ring_prev, ring, 0.01)
     leg = np.array([0], dtype=np.int64)
     place_legs(
         ring_pos,

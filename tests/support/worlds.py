@@ -127,3 +127,14 @@ def blast_pile(sim: Simulation, barrier: float) -> float:
         fastest = max(fastest, float(np.abs(particles.pos[pile] - particles.prev[pile]).max()) * per_second)
         assert (particles.pos[pile, 0] < barrier).all(), "a circle went through the barrier"
     return fastest
+
+
+def inside(polygon: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which ``points`` ``(k, 2)`` lie inside the closed ``polygon`` ``(m, 2)`` (even-odd rule)."""
+    x, y = points[:, :1], points[:, 1:]
+    ax, ay = polygon[:, 0], polygon[:, 1]
+    bx, by = np.roll(ax, -1), np.roll(ay, -1)
+    spans = (ay > y) != (by > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing_x = ax + (bx - ax) * (y - ay) / (by - ay)
+    return ((spans & (x < crossing_x)).sum(axis=1) % 2) == 1
