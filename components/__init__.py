@@ -10,13 +10,14 @@ from weft.components.distances import DistanceMode, DistanceStore, ThreadKind
 from weft.components.particles import ParticleKind, ParticleStore
 from weft.components.pins import PinStore
 from weft.components.rigid import CORRECTIONS, BoxGrid, BoxSet, ContactStore, RigidSettings, RigidStore
-from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.components.skinned import DEFAULT_SKINNING, Clip, Ragdoll, SkinLook, Skinned, Skinning
 from weft.components.softbody import CreatureLook, Legs, SoftBody
 from weft.components.tools import Blasts, CutStroke, ForceField, Grab, Pour, Press, Shake
 from weft.components.world import FRAME_DT, Clock, Stores, Wind, WorldSettings
 
 __all__ = [
     "CORRECTIONS",
+    "DEFAULT_SKINNING",
     "FRAME_DT",
     "REFERENCE_RADIUS",
     "BallSet",
@@ -49,6 +50,7 @@ __all__ = [
     "Sheet",
     "SkinLook",
     "Skinned",
+    "Skinning",
     "SoftBody",
     "Stores",
     "ThreadKind",

@@ -47,12 +47,14 @@ class Sheet:
     Threads are stored structural first (row by row: the row's horizontals,
     then the verticals down to the next row), then shear, then bend, so
     ``structural`` is a prefix of ``threads``.
-    A triangle is drawn while both structural threads along its sides are
-    alive, so the texture tears with the cloth.
+    A cell of the grid is cloth while its four sides are alive, so the
+    texture tears with the threads (``systems.cloth.woven_triangles``).
 
     Attributes:
-        triangles: ``(T, 3)`` int64 particle indices (global), two per cell.
-        triangle_threads: ``(T, 2)`` int64 thread indices (global) each triangle needs.
+        cells: ``(C, 4)`` int64 particle indices (global) of each cell's corners, top-left,
+            top-right, bottom-left, bottom-right.
+        cell_threads: ``(C, 4)`` int64 thread indices (global) of each cell's sides, top,
+            bottom, left, right.
         uv: ``(N, 2)`` float64 texture coordinates in [0, 1], v up.
         rest_pos: ``(N, 2)`` float64 positions as built, the anchors of pins.
     """
@@ -64,8 +66,8 @@ class Sheet:
     particles: range
     threads: range
     structural: range
-    triangles: npt.NDArray[np.int64]
-    triangle_threads: npt.NDArray[np.int64]
+    cells: npt.NDArray[np.int64]
+    cell_threads: npt.NDArray[np.int64]
     uv: npt.NDArray[np.float64]
     rest_pos: npt.NDArray[np.float64]
     pins: PinLayout = field(default_factory=PinLayout)

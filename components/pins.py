@@ -6,7 +6,7 @@ import numpy as np
 
 from weft.components.growth import grow
 
-ARRAYS = ("index", "anchor", "start", "saved_inv_mass", "owner", "glide")
+ARRAYS = ("index", "anchor", "start", "saved_inv_mass", "owner", "speed")
 """The per-pin arrays of a ``PinStore``, a row each."""
 
 
@@ -26,8 +26,9 @@ class PinStore:
         start: ``(P, 2)`` float64, position at the start of the frame, px.
         saved_inv_mass: ``(P,)`` float64, the particle's inverse mass before pinning.
         owner: ``(P,)`` int64, the entity that owns the pin (a body, or the grab tool).
-        glide: ``(P,)`` bool, a pin far from its anchor moves there at a bounded speed
-            (a level's pins, so a sheet is not yanked); a grab follows the cursor exactly.
+        speed: ``(P,)`` float64, px/s at most that the pin travels towards its anchor (a level's
+            pins glide slowly, so a sheet is not yanked; a grab follows the cursor up to a
+            speed nothing is flung at; infinity: the anchor is reached every frame).
     """
 
     def __init__(self, capacity: int = 64) -> None:
@@ -37,7 +38,7 @@ class PinStore:
         self.start = np.zeros((capacity, 2))
         self.saved_inv_mass = np.zeros(capacity)
         self.owner = np.zeros(capacity, dtype=np.int64)
-        self.glide = np.zeros(capacity, dtype=np.bool_)
+        self.speed = np.full(capacity, np.inf)
 
     def find(self, particle: int) -> int:
         """Row of the pin holding ``particle``, or -1."""
@@ -50,7 +51,7 @@ class PinStore:
         anchor: tuple[float, float],
         saved_inv_mass: float,
         owner: int,
-        glide: bool = True,
+        speed: float = np.inf,
     ) -> int:
         """Append one pin; return its row."""
         row = self.count
@@ -63,7 +64,7 @@ class PinStore:
         self.start[row] = anchor
         self.saved_inv_mass[row] = saved_inv_mass
         self.owner[row] = owner
-        self.glide[row] = glide
+        self.speed[row] = speed
         self.count = row + 1
         return row
 

@@ -18,6 +18,12 @@ PLANES = 4
 """The walls are four half-planes, body indices ``-1`` (floor) to ``-4``: see ``plane_body``."""
 
 
+WORLD_ITERATIONS = 0
+"""``RigidStore.iterations`` of a box whose set gives no ``iterations``: its contacts take the world's
+``[world.rigid] iterations``. A pair takes the larger of its two boxes' counts, so this lies below
+every count a set can give (at least 1)."""
+
+
 def plane_body(side: int) -> int:
     """The body index a contact uses for wall ``side`` (0 floor, 1 ceiling, 2 left, 3 right)."""
     return -1 - side
@@ -27,30 +33,23 @@ def plane_body(side: int) -> int:
 class RigidSettings:
     """The box solver's knobs, as the level's ``[world.rigid]`` table and the panel set them.
 
-    Lengths are px, times seconds. ``iterations`` counts solver passes per
-    substep (the soft step adds one relax pass); a box set may ask for its
-    own count (``RigidStore.iterations``).
+    One field per key of that table, made from it (``RigidTable``, whose schema holds each key's
+    unit, range, default and meaning). Lengths are px, times seconds. ``iterations`` counts solver
+    passes per substep (the soft step adds one relax pass); a box set may ask for its own count
+    (``RigidStore.iterations``).
     """
 
-    correction: str = "soft"
-    substeps: int = 4
-    iterations: int = 2
-    slop: float = 0.4
-    """Overlap left alone, px: resting contacts settle at this depth instead of jittering around zero
-    (Baumgarte and split; the soft step's springs settle without a dead band, as Box2D v3's)."""
-    percent: float = 0.2
-    """Share of the overlap beyond the slop removed per frame, however many substeps (Baumgarte and split)."""
-    contact_hertz: float = 30.0
-    """Stiffness of the soft contacts (soft step), as the frequency of the spring they act as."""
-    damping_ratio: float = 10.0
-    """Damping of the soft contacts: well above 1, so a box pressed in comes back without bouncing."""
-    push_speed: float = 120.0
-    """px/s: the fastest the soft step and Baumgarte push overlapping boxes apart (deep overlaps do not
-    explode)."""
-    sleeping: bool = True
-    sleep_speed: float = 2.0
-    """px/s: a body slower than this (its corners included) for ``sleep_delay`` may sleep."""
-    sleep_delay: float = 0.5
+    correction: str
+    substeps: int
+    iterations: int
+    slop: float
+    percent: float
+    contact_hertz: float
+    damping_ratio: float
+    push_speed: float
+    sleeping: bool
+    sleep_speed: float
+    sleep_delay: float
 
 
 class RigidStore:
@@ -68,7 +67,7 @@ class RigidStore:
         half: ``(N, 2)`` float64, half width and half height, px.
         friction: ``(N,)`` float64, Coulomb coefficient (a pair uses the geometric mean).
         restitution: ``(N,)`` float64, share of an impact's normal speed kept (a pair uses the larger).
-        iterations: ``(N,)`` int64, solver passes for this box's contacts (0: the world's).
+        iterations: ``(N,)`` int64, solver passes for this box's contacts (``WORLD_ITERATIONS``: the world's).
         sleep_time: ``(N,)`` float64, seconds the box has been slow.
         asleep: ``(N,)`` bool.
         island: ``(N,)`` int64, the island a sleeping box went to sleep with (its lowest box index).
@@ -106,7 +105,7 @@ class RigidStore:
         friction: float,
         owner: int,
         fixed: bool = False,
-        iterations: int = 0,
+        iterations: int = WORLD_ITERATIONS,
         restitution: float = 0.0,
     ) -> range:
         """Append boxes at ``pos`` ``(n, 2)`` turned by ``angle`` ``(n,)``, of ``half`` extents ``(n, 2)``.

@@ -9,12 +9,31 @@ vertices are where the level put them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
 from weft.components.skeleton import Bones
 from weft.components.skin import SkinnedMesh
+
+
+class Skinning(StrEnum):
+    """How a mesh follows its bones.
+
+    ``LINEAR``: linear blend skinning, the weighted average of the bones'
+    matrices (the reference; a joint bent by θ shrinks to ``cos(θ/2)`` of its
+    width). ``DUAL_QUATERNION``: the weighted blend of the bones' rigid
+    motions (Kavan et al. 2008), rigid at every vertex, so joints keep their
+    width (see ``weft.systems.kernels.dual_quaternions``).
+    """
+
+    LINEAR = "linear"
+    DUAL_QUATERNION = "dual_quaternion"
+
+
+DEFAULT_SKINNING = Skinning.DUAL_QUATERNION
+"""What a skeleton that does not say uses: joints that keep their width, and the fewest folds."""
 
 
 @dataclass
@@ -35,7 +54,8 @@ class Skinned:
     ``heads`` and ``tails`` are each bone's joints (indices into the
     level's joint list, bones in the skeleton's order). ``probes`` are the
     vertices whose rigid positions (one per bone they follow) the debug
-    view marks, as in the textbook figure of an elbow.
+    view marks, as in the textbook figure of an elbow. ``method`` is how
+    the mesh follows the bones.
     """
 
     name: str
@@ -45,6 +65,7 @@ class Skinned:
     heads: npt.NDArray[np.int64]
     tails: npt.NDArray[np.int64]
     probes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    method: Skinning = DEFAULT_SKINNING
 
     @property
     def joint_count(self) -> int:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from weft.components.tools import Press
+
 
 @dataclass
 class Legs:
@@ -70,6 +72,10 @@ class SoftBody:
     pressed: bool = False
     poke: int = 0
     """Frames left of a poke (Enter): a press on the top of the head."""
+    poke_finger: Press = field(default_factory=Press)
+    """The poke's finger: held down on the head while ``poke`` lasts, moved as the press tool's is."""
+    was_at: tuple[float, float] | None = None
+    """The ring's centre when the last frame began, px: how fast the body moves under a finger."""
 
     @property
     def particles(self) -> npt.NDArray[np.int64]:

@@ -17,7 +17,9 @@ class Grab:
     on the first frame the grab system takes the box under the press point,
     else the particle nearest to it within ``reach`` px (so a press and a
     drag that arrive in one frame still take what was clicked), and keeps
-    it until release. A box is held
+    it until release. A particle follows the cursor at ``speed`` px/s at
+    most (a cursor that jumps, or events a few frames apart, never fling it:
+    let go, it carries that speed at most). A box is held
     at ``anchor`` (px in the box's own frame) by a spring of ``hertz`` and
     ``damping_ratio`` that pulls with at most ``max_accel`` px/s² times the
     box's mass (the box step keeps the spring's impulse while the same box
@@ -28,6 +30,7 @@ class Grab:
     pressed_at: tuple[float, float] = (0.0, 0.0)
     held: bool = False
     reach: float = 40.0
+    speed: float = 3000.0
     particle: int = NOTHING
     box: int = NOTHING
     anchor: tuple[float, float] = (0.0, 0.0)
@@ -38,9 +41,29 @@ class Grab:
 
 @dataclass
 class CutStroke:
-    """Segments ``(x0, y0, x1, y1)`` the cursor swept since the last frame; every thread they cross is cut."""
+    """The blade: segments ``(x0, y0, x1, y1)`` the cursor swept since the last frame, and what the
+    cut system keeps of the stroke they continue.
+
+    A segment that starts where the last one ended continues the stroke: it
+    is swept against the cloth as it moved since then (``then``, the
+    particles' positions when the last segment was cut), so a stroke cuts
+    the same threads however far apart its events come. ``end`` (the button
+    let go) starts the next segment afresh.
+    """
 
     segments: list[tuple[float, float, float, float]] = field(default_factory=list)
+    then: np.ndarray | None = None
+    """``(N, 2)`` particle positions when the blade reached ``tip``, or None between strokes."""
+    tip: tuple[float, float] | None = None
+    """Where the last segment ended, px."""
+    idle: int = 0
+    """Frames since the blade last moved."""
+
+    def end(self) -> None:
+        """The stroke is over: the next segment begins a new one."""
+        self.then = None
+        self.tip = None
+        self.idle = 0
 
 
 @dataclass
@@ -93,8 +116,17 @@ class Shake:
 
 @dataclass
 class Press:
-    """A finger pressed into soft bodies: skin points within ``reach`` px of ``center`` are pushed out."""
+    """A finger pressed into soft bodies: a kinematic disc of radius ``reach`` px whose tip the cursor leads.
+
+    The tool sets ``center`` (the cursor: where the finger's tip goes) and ``active``. The disc
+    lies above its tip; when it comes down, the pressure system lands it above the skin, then each
+    frame moves it (``at``: its centre, px) towards ``center`` at a bounded speed, in even steps
+    over the substeps. Let go, it rises back up (``lifting``) until it touches nothing; ``at`` is
+    None while no finger is down.
+    """
 
     active: bool = False
     center: tuple[float, float] = (0.0, 0.0)
     reach: float = 100.0
+    at: tuple[float, float] | None = None
+    lifting: bool = False

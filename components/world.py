@@ -28,16 +28,17 @@ REST_SPEED = 30.0
 
 @dataclass
 class Wind:
-    """A force along a direction with a little deterministic gusting.
+    """A force along a direction with a little deterministic gusting: the level's ``[world.wind]``
+    (its keys' units, ranges and defaults are the schema's, ``WindTable``), the direction in radians.
 
     ``strength`` is the mean force per unit mass in px/s²; ``gust`` the
     relative amplitude (0..1) of the smooth noise that ripples it over space and time.
     """
 
-    enabled: bool = False
-    strength: float = 400.0
-    direction: float = 0.0
-    gust: float = 0.35
+    enabled: bool
+    strength: float
+    direction: float
+    gust: float
 
     @property
     def vector(self) -> tuple[float, float]:
@@ -51,33 +52,34 @@ class Wind:
 class WorldSettings:
     """Everything the level and the panel tune for the whole world; systems read it each frame.
 
+    Made by ``weft.game.level.build.world_settings`` from the level's ``[world]`` table, whose
+    schema (``World``) holds each key's unit, range, default and meaning; nothing here repeats them.
     ``damping`` is the Verlet velocity factor per 1/60 s frame (each of ``n``
     substeps applies ``damping ** (1/n)``, so changing substeps does not
     change the drag). ``substeps`` 0 means automatic (see ``resolved_substeps``).
     """
 
-    gravity: tuple[float, float] = (0.0, -980.0)
-    damping: float = 0.99
-    iterations: int = 20
-    substeps: int = 0
-    bounds: tuple[float, float, float, float] = (0.0, 0.0, 1280.0, 720.0)
-    floor_friction: float = 0.5
-    wind: Wind = field(default_factory=Wind)
-    min_spacing: float = math.inf
-    circles: bool = False
+    gravity: tuple[float, float]
+    damping: float
+    iterations: int
+    substeps: int
+    bounds: tuple[float, float, float, float]
+    floor_friction: float
+    wind: Wind
+    min_spacing: float
+    """The finest cloth spacing, px (infinite without cloth): automatic substeps follow it."""
+    circles: bool
     """Whether the level can hold circles (it has ball sets or the pour tool)."""
-    ragdolls: bool = False
+    ragdolls: bool
     """Whether the level has ragdolls: their joints collide like circles, and need their substeps."""
-    restitution: float = 0.6
-    """Share of its normal speed a circle keeps off a wall (a drop rises to restitution² of its height)."""
-    friction: float = 0.0
-    """Coulomb friction of circles against circles and walls (0: a pile flows like water)."""
-    max_circles: int = 6000
+    restitution: float
+    friction: float
+    max_circles: int
+    rigid: RigidSettings
     wall_offset: tuple[float, float] = (0.0, 0.0)
     """px the walls are displaced from ``bounds`` (the shake tool moves them)."""
     wall_velocity: tuple[float, float] = (0.0, 0.0)
     """px/s the walls move at: what they hit is bounced in their frame."""
-    rigid: RigidSettings = field(default_factory=RigidSettings)
 
     @property
     def walls(self) -> tuple[float, float, float, float]:

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         if command == "systems":
             return _systems()
         if command == "warmup":
-            return _warmup()
+            return _warmup(args)
     except (LevelError, ScriptError) as error:
         print(error, file=sys.stderr)
         return USER_ERROR
@@ -112,9 +112,18 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     commands.add_parser("systems", help="list the built-in and custom systems, with stages and parameters")
-    commands.add_parser(
-        "warmup", help="compile every kernel now (a minute, once per version), for install scripts and CI"
+    warmup = commands.add_parser(
+        "warmup",
+        help="compile every kernel now (a minute, once per version), for install scripts and CI; "
+        "with LEVELs, what those levels need",
     )
+    warmup.add_argument(
+        "levels", nargs="*", metavar="LEVEL", help="level files (default: every shipped level)"
+    )
+    warmup.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a level key"
+    )
+    _allow_import_option(warmup)
     return parser
 
 
@@ -300,10 +309,9 @@ def _summary(name: str, metrics: dict[str, Any]) -> str:
     parts = [f"{name}: {metrics['frames']} frames"]
     if counts["particles"]:
         parts.append(f"{counts['particles']} particles")
-    if counts["constraints"]:
-        parts.append(
-            f"{counts['constraints_alive']}/{counts['constraints']} threads alive ({counts['torn']} torn)"
-        )
+    if counts["threads"]:
+        alive = counts["threads"] - counts["torn"]
+        parts.append(f"{alive}/{counts['threads']} threads alive ({counts['torn']} torn)")
     if counts["rigid_bodies"]:
         parts.append(f"{counts['rigid_bodies']} boxes ({counts['sleeping']} asleep)")
     parts.append(f"step {metrics['step_ms']['median']:.2f} ms median / {metrics['step_ms']['p95']:.2f} p95")
@@ -344,10 +352,11 @@ def _bench(args: argparse.Namespace) -> int:
     return run_scenes(args.scenes, frames=args.frames, as_json=args.json, busy=args.busy, cold=args.cold)
 
 
-def _warmup() -> int:
+def _warmup(args: argparse.Namespace) -> int:
     from weft.game.warmup import prepare_physics, report_to
 
-    seconds = prepare_physics(report_to(sys.stderr))
+    levels = [Path(level) for level in args.levels] or None
+    seconds = prepare_physics(report_to(sys.stderr), levels, args.set, args.allow_import)
     print(f"physics ready in {seconds:.1f} s")
     return 0
 

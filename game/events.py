@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from weft.budgets import SCRIPT_EVENTS, SCRIPT_FILE_BYTES
-from weft.game.level.load import LoadedLevel, parse_key
+from weft.game.level.load import parse_key, with_value
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.problems import LevelError, describe, one_line
 from weft.named_files import FileRefused, read_text_capped
@@ -140,7 +141,7 @@ def script_problems(events: list[dict[str, Any]], level: LoadedLevel, label: str
             )
         elif event["type"] == "set":
             try:
-                trial, _ = trial.with_clamped_value(parse_key(event["key"]), event["value"])
+                trial, _ = with_value(trial, parse_key(event["key"]), event["value"], clamp=True)
             except LevelError as error:
                 problems += [f"{label}: event {k}: {problem}" for problem in error.problems]
     return problems

@@ -11,6 +11,8 @@ from weft.game.session import KEYS, Session
 TEXT = (235, 238, 245, 255)
 MUTED = (160, 168, 185, 255)
 WARNING = (255, 170, 120, 255)
+BACKGROUND = (22, 25, 34)
+"""Behind the picker and the window's own screens."""
 SHADE = (10, 12, 18, 200)
 
 HELP_WIDTH = 760
@@ -73,11 +75,10 @@ class Hud:
         if metrics_counts["circles"]:
             parts.append(f"{metrics_counts['circles']} circles")
         if metrics_counts["points"]:
-            parts += [
-                f"{metrics_counts['points']} points",
-                f"{metrics_counts['alive']} threads",
-                f"{metrics_counts['torn']} torn",
-            ]
+            parts.append(f"{metrics_counts['points']} points")
+        if metrics_counts["threads"]:
+            alive = metrics_counts["threads"] - metrics_counts["torn"]
+            parts += [f"{alive} threads", f"{metrics_counts['torn']} torn"]
         self.stats.text = " · ".join(parts)
         wind = session.sim.settings.wind
         flags = [f"tool: {session.tool.name}", f"wind {'on' if wind.enabled else 'off'}"]
@@ -124,13 +125,9 @@ class Hud:
 
 
 def _counts(session: Session) -> dict[str, int]:
+    """What the stats line counts: circles, other points, and the cloth's threads as the player sees
+    them (structural ones: a cut of 39 threads reads 39 torn, not the 192 hidden ones with them)."""
     stores = session.sim.stores
-    distances = stores.distances
-    alive = int(distances.alive[: distances.count].sum())
     circles = stores.particles.circles
-    return {
-        "circles": circles,
-        "points": stores.particles.count - circles,
-        "alive": alive,
-        "torn": distances.count - alive,
-    }
+    threads, torn = session.sim.thread_counts()
+    return {"circles": circles, "points": stores.particles.count - circles, "threads": threads, "torn": torn}

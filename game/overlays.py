@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import ForceField, Grab, Pour
-from weft.game.level.fields import rgba
+from weft.components import ForceField, Grab, Pour, Press, SoftBody
+from weft.game.level.values import rgba
+from weft.systems import world as active
 from weft.systems.balls import SPOUT_SPREAD
 from weft.systems.draw.strokes import SEGMENT_FIELDS, segments
 
@@ -39,6 +40,8 @@ PUSH = (255, 140, 90)
 BLAST = (255, 196, 120)
 BLAST_CORE = (255, 244, 214)
 SPOUT = (236, 238, 244)
+FINGER = (255, 226, 196)
+"""The press tool's finger and a poke's: a pale, skin-warm disc over what it presses."""
 
 RIPPLE_TICKS = 45
 """Ticks a ripple of attract or repel takes to cross the field's reach (two are in flight at once)."""
@@ -55,14 +58,23 @@ WALL_SHADE = 0.45
 VIEW_MARGIN = 2.0
 """World px of background left beyond the walls."""
 
+FLOOR_DEPTH = 28.0
+"""World px of floor the view shows below the bounds of a level without walls drawn (no circles):
+what lies on the floor (a cut-off piece flattened on it) sits on a floor one can see, above the
+window's edge and clear of the HUD's hint line (12 px up, 10 pt), not on the window's last row."""
+
+FLOOR_SHADE = 0.1
+"""How far the floor's colour moves from the background towards white (dark backgrounds) or black."""
+
 
 def tool_overlays(session: Session) -> npt.NDArray[np.float32]:
     """Every overlay as stroke rows, drawn in one call.
 
-    The container's walls, then the tools: cut trail, grab line, wind
-    arrow, attract/repel field, explosion flashes, pour spout.
+    The floor and the container's walls, then the tools: cut trail, grab line, wind
+    arrow, attract/repel field, explosion flashes, pour spout, fingers.
     """
     parts = [
+        _floor(session),
         _walls(session),
         _trail(session),
         _grab(session),
@@ -70,6 +82,7 @@ def tool_overlays(session: Session) -> npt.NDArray[np.float32]:
         _field(session),
         _blasts(session),
         _pour(session),
+        _fingers(session),
     ]
     return np.concatenate(
         [part for part in parts if len(part)] or [np.zeros((0, SEGMENT_FIELDS), np.float32)]
@@ -139,6 +152,19 @@ def _wind(session: Session) -> npt.NDArray[np.float32]:
             segments(tail, tail, 5.0, (*WIND, 230), ring=2.0),
         ]
     )
+
+
+def _floor(session: Session) -> npt.NDArray[np.float32]:
+    """In levels without circles (whose walls are not drawn), the floor under the bounds,
+    ``FLOOR_DEPTH`` deep and as wide as the view."""
+    sim = session.sim
+    if sim.settings.circles:
+        return np.zeros((0, SEGMENT_FIELDS), np.float32)
+    left, bottom, right, _ = sim.settings.bounds
+    half = 0.5 * FLOOR_DEPTH
+    color = wall_color(rgba(sim.level.model.world.background), FLOOR_SHADE)
+    # the round caps reach past the view's sides
+    return segments([[left - half, bottom - half]], [[right + half, bottom - half]], half, color)
 
 
 def _walls(session: Session) -> npt.NDArray[np.float32]:
@@ -244,10 +270,43 @@ def _pour(session: Session) -> npt.NDArray[np.float32]:
     )
 
 
-def wall_color(background: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    """An opaque wall colour that reads on ``background``: lighter on dark ones, darker on light ones."""
+def wall_color(
+    background: tuple[int, int, int, int], amount: float = WALL_SHADE
+) -> tuple[int, int, int, int]:
+    """An opaque wall colour that reads on ``background``: ``amount`` of the way to white on dark
+    ones, to black on light ones."""
     r, g, b, _ = background
     luma = 0.299 * r + 0.587 * g + 0.114 * b
     target = 255.0 if luma < 128.0 else 0.0
-    shade = [round(c + WALL_SHADE * (target - c)) for c in (r, g, b)]
+    shade = [round(c + amount * (target - c)) for c in (r, g, b)]
     return (shade[0], shade[1], shade[2], 255)
+
+
+def _fingers(session: Session) -> npt.NDArray[np.float32]:
+    """The press tool's finger and each poke's, where the physics has them: a faint disc with a rim.
+
+    The disc is what squashes (a kinematic body that lags the cursor while it presses skin and
+    rises back after a release), so the player sees why the body dents where it does.
+    """
+    sim = session.sim
+    fingers = [sim.physics.component(Press)]
+    with sim.physics.entered():
+        fingers += [body.poke_finger for _, body in active.by_entity(SoftBody)]
+    discs = [(*finger.at, finger.reach) for finger in fingers if finger.at is not None]
+    if not discs:
+        return np.zeros((0, SEGMENT_FIELDS), np.float32)
+    at = np.array(discs, dtype=np.float64)
+    centers, radius = at[:, :2], at[:, 2]
+    n = len(at)
+    return np.concatenate(
+        [
+            segments(centers, centers, radius, np.column_stack([np.tile(FINGER, (n, 1)), np.full(n, 40.0)])),
+            segments(
+                centers,
+                centers,
+                radius,
+                np.column_stack([np.tile(FINGER, (n, 1)), np.full(n, 200.0)]),
+                ring=2.0,
+            ),
+        ]
+    )

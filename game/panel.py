@@ -2,7 +2,11 @@
 
 A control never touches the world directly: it queues a ``set`` event with
 the same key as ``--set``, so every change is validated like a level file,
-applied at the start of the next frame, and recorded for replay.
+applied at the start of the next frame, and recorded for replay. A slider
+that sets a key as it is spans what the schema gives for that key
+(``slider_span``); the few that set a key through a formula (gravity's
+strength and tilt, compliance's exponent, the poured sizes) span values
+whose keys a test holds inside the schema's ranges.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
 
 from weft.components import CORRECTIONS
-from weft.game.level.schema import COLOR_MODES, PATTERNS
+from weft.game.level.schema import COLOR_MODES, PATTERNS, slider_span
 from weft.game.session import Session
 from weft.game.tools import MAX_TILT_DEG, tilted
 
@@ -24,13 +28,23 @@ BACKGROUND = (18, 21, 30, 215)
 TEXT = (225, 228, 235, 255)
 MUTED = (150, 158, 175, 255)
 
+FEWEST_PANEL_ITERATIONS = 4
+"""The stiffness slider's lowest pass count, unless the level's own is lower (the hammock's 2, whose
+loaded threads are meant to stretch until they tear). Threads tear by stretch, and a rigid thread's
+stretch is what the passes leave unconverged: one pass lets a sheet's top rows stretch under its
+own weight until they tear off the pins (70 threads of the default sheet in 10 s, 347 of the flag),
+two still tear the flag (61). From three every shipped sheet holds its weight and the panel's
+strongest wind; four leaves a pass to spare. Tearing by stretch stays: it is what makes a pull tear
+where the hand is, and ``compliance`` is the stiffness that does not depend on the passes."""
+
 COMPLIANCE_EXPONENT_MIN = -7.0
 """The compliance slider runs over 10^(s + this); its left end (s = 0) is exactly rigid."""
 
 
 @dataclass(frozen=True)
 class Slider:
-    """A numeric control: ``read`` gets its value from the level, ``write`` makes the events for a value."""
+    """A numeric control: ``read`` gets its value from the level, ``write`` makes the events for a value,
+    ``show`` says what a value means; ``explain``, a second line, what it means in this world now."""
 
     label: str
     low: float
@@ -39,6 +53,49 @@ class Slider:
     write: Callable[[Session, float], list[tuple[str, Any]]]
     show: Callable[[float], str]
     step: float | None = None
+    lowest: Callable[[Session], float] | None = None
+    """The slider's low end for this level, when it is not ``low``."""
+    explain: Callable[[float, Session], str] | None = None
+
+    def low_for(self, session: Session) -> float:
+        """Where the slider starts in ``session``'s level."""
+        return self.low if self.lowest is None else self.lowest(session)
+
+
+REFERENCE_DROP = 300.0
+"""px: the drop the restitution slider's text speaks of (a ball let go from about the middle of a window)."""
+
+
+def rebound_share(restitution: float, damping: float, gravity: float, drop: float) -> float:
+    """The share of its drop height a ball let go at rest rises back to after one bounce, with air drag.
+
+    The walls give back ``restitution`` of the speed; ``damping`` keeps that share of the velocity
+    each 1/60 s frame, a drag ``dv/dt = -k v`` with ``k = -60 ln(damping)``. Falling from rest,
+    ``v = (g/k)(1 - e^(-kt))`` and ``y = (g/k) t - (g/k²)(1 - e^(-kt))`` (solved for the drop by
+    Newton's method); rising from ``u``, the top is ``u/k - (g/k²) ln(1 + k u / g)``. Without drag
+    it is ``restitution²``. Matches a dropped ball within 0.3 points (27.0 / 22.6 / 18.7% from
+    100 / 300 / 600 px at 0.6 and 0.99; this gives 27.2 / 22.4 / 18.7%).
+    """
+    k = -60.0 * math.log(damping)
+    if k < 1e-9 or gravity <= 0.0 or drop <= 0.0:
+        return restitution * restitution
+    t = math.sqrt(2.0 * drop / gravity)
+    for _ in range(30):
+        fallen = gravity / k * t - gravity / k**2 * (1.0 - math.exp(-k * t))
+        t -= (fallen - drop) / (gravity / k * (1.0 - math.exp(-k * t)))
+    u = restitution * gravity / k * (1.0 - math.exp(-k * t))
+    return (u / k - gravity / k**2 * math.log1p(k * u / gravity)) / drop
+
+
+def drop_rebound(value: float, session: Session) -> str:
+    """What restitution ``value`` means: the share of the speed a wall gives back, and so how high a
+    drop rises after the bounce in this world's air drag and gravity (not ``value²``: at the default
+    damping, 0.99, "bounce to 36%" was really 19-27%)."""
+    world = session.sim.level.model.world
+    share = rebound_share(value, world.damping, math.hypot(*world.gravity), REFERENCE_DROP)
+    return (
+        f"{value:.0%} of its speed back off a wall\na {REFERENCE_DROP:.0f} px drop rises {share:.0%} as high"
+    )
 
 
 @dataclass(frozen=True)
@@ -73,6 +130,15 @@ def slider_from_compliance(c: float) -> float:
     return 0.0 if c <= 0.0 else min(4.0, max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN))
 
 
+def with_strength(gravity: list[float], strength: float) -> list[float]:
+    """Gravity of ``strength`` px/s² the way ``gravity`` points (straight down when it is zero): the slider
+    sets how strong it is, the tilt slider and tool which way (it set only the vertical part, and read
+    947 px/s² for 980 tilted 15°)."""
+    gx, gy = gravity
+    angle = math.atan2(gx, -gy) if gx or gy else 0.0
+    return [round(strength * math.sin(angle), 6), round(-strength * math.cos(angle), 6)]
+
+
 def _world(session: Session) -> Any:
     return session.sim.level.model.world
 
@@ -103,42 +169,39 @@ CONTROLS: dict[str, Slider | Choice] = {
         "Gravity",
         0.0,
         3000.0,
-        read=lambda s: -_world(s).gravity[1],
-        write=lambda s, v: [("world.gravity", [_world(s).gravity[0], -round(v)])],
+        read=lambda s: math.hypot(*_world(s).gravity),
+        write=lambda s, v: [("world.gravity", with_strength(_world(s).gravity, v))],
         show=lambda v: f"{v:.0f} px/s²",
     ),
     "wind": Slider(
         "Wind strength",
-        0.0,
-        3000.0,
+        *slider_span("world.wind.strength"),
         read=lambda s: _world(s).wind.strength,
         write=lambda s, v: [("world.wind.strength", round(v))],
         show=lambda v: f"{v:.0f} px/s²",
     ),
     "wind_direction": Slider(
         "Wind direction",
-        -180.0,
-        180.0,
+        *slider_span("world.wind.direction_deg"),
         read=lambda s: _world(s).wind.direction_deg,
         write=lambda s, v: [("world.wind.direction_deg", round(v))],
         show=lambda v: f"{v:.0f}°",
     ),
     "tear_ratio": Slider(
         "Tear ratio",
-        1.2,
-        6.0,
+        *slider_span("cloth.tear_ratio"),
         read=lambda s: first_cloth(s).tear_ratio,
         write=lambda s, v: each_cloth("tear_ratio")(s, round(v, 2)),
         show=lambda v: f"{v:.2f} × rest",
     ),
     "iterations": Slider(
         "Stiffness (iterations)",
-        1.0,
-        80.0,
+        *slider_span("world.iterations"),
         read=lambda s: _world(s).iterations,
         write=lambda s, v: [("world.iterations", round(v))],
         show=lambda v: f"{v:.0f}",
         step=1.0,
+        lowest=lambda s: min(FEWEST_PANEL_ITERATIONS, _world(s).iterations),
     ),
     "compliance": Slider(
         "Compliance",
@@ -182,8 +245,7 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "substeps": Slider(
         "Substeps",
-        1.0,
-        16.0,
+        *slider_span("world.substeps"),
         read=lambda s: s.sim.settings.resolved_substeps(),
         write=lambda s, v: [("world.substeps", round(v))],
         show=lambda v: f"{v:.0f} per frame",
@@ -191,32 +253,29 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "restitution": Slider(
         "Restitution",
-        0.0,
-        1.0,
+        *slider_span("world.restitution"),
         read=lambda s: _world(s).restitution,
         write=lambda s, v: [("world.restitution", round(v, 2))],
-        show=lambda v: f"{v:.2f} (bounce to {v * v:.0%})",
+        show=lambda v: f"{v:.2f}",
+        explain=drop_rebound,
     ),
     "friction": Slider(
         "Friction",
-        0.0,
-        1.5,
+        *slider_span("world.friction"),
         read=lambda s: _world(s).friction,
         write=lambda s, v: [("world.friction", round(v, 2))],
         show=lambda v: "off" if v < 0.005 else f"{v:.2f}",
     ),
     "strength": Slider(
         "Tool strength",
-        0.0,
-        1.0,
+        *slider_span("tools.strength"),
         read=lambda s: _tools(s).strength,
         write=lambda s, v: [("tools.strength", round(v, 2))],
         show=lambda v: f"{v:.0%}",
     ),
     "radius": Slider(
         "Tool radius",
-        20.0,
-        600.0,
+        *slider_span("tools.radius"),
         read=lambda s: _tools(s).radius,
         write=lambda s, v: [("tools.radius", round(v))],
         show=lambda v: f"{v:.0f} px",
@@ -237,8 +296,7 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "box_iterations": Slider(
         "Box iterations",
-        1.0,
-        20.0,
+        *slider_span("world.rigid.iterations"),
         read=lambda s: _rigid(s).iterations,
         write=lambda s, v: [("world.rigid.iterations", round(v))],
         show=lambda v: f"{v:.0f} per substep",
@@ -246,8 +304,7 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "box_substeps": Slider(
         "Box substeps",
-        1.0,
-        16.0,
+        *slider_span("world.rigid.substeps"),
         read=lambda s: _rigid(s).substeps,
         write=lambda s, v: [("world.rigid.substeps", round(v))],
         show=lambda v: f"{v:.0f} per frame",
@@ -261,24 +318,21 @@ CONTROLS: dict[str, Slider | Choice] = {
     ),
     "slop": Slider(
         "Slop",
-        0.0,
-        2.0,
+        *slider_span("world.rigid.slop"),
         read=lambda s: _rigid(s).slop,
         write=lambda s, v: [("world.rigid.slop", round(v, 2))],
         show=lambda v: f"{v:.2f} px",
     ),
     "percent": Slider(
         "Correction percent",
-        0.05,
-        1.0,
+        *slider_span("world.rigid.percent"),
         read=lambda s: _rigid(s).percent,
         write=lambda s, v: [("world.rigid.percent", round(v, 2))],
         show=lambda v: f"{v:.0%} of the overlap",
     ),
     "box_friction": Slider(
         "Box friction",
-        0.0,
-        1.5,
+        *slider_span("boxes.friction"),
         read=lambda s: s.sim.level.model.boxes[0].friction,
         write=lambda s, v: each_box_set("friction")(s, round(v, 2)),
         show=lambda v: f"{v:.2f}",
@@ -307,6 +361,9 @@ class Panel:
         self.box.with_padding(all=10).with_background(color=BACKGROUND)
         self.box.add(UILabel(text="Tuning (P hides)", text_color=MUTED, font_size=10, width=PANEL_WIDTH - 20))
         self._labels: list[tuple[UILabel, Slider, UISlider]] = []
+        self._dropdowns: list[tuple[Choice, UIDropdown]] = []
+        self._syncing = False
+        """True while ``sync`` moves a control: the change it makes is the level's, not the player's."""
         model = session.sim.level.model
         for name in model.panel.show:
             if (name in CLOTH_CONTROLS and not model.cloth) or (name in BOX_CONTROLS and not model.boxes):
@@ -321,10 +378,20 @@ class Panel:
     def _add(self, control: Slider | Choice) -> None:
         if isinstance(control, Slider):
             value = control.read(self.session)
-            label = UILabel(text="", text_color=TEXT, font_size=10, width=PANEL_WIDTH - 20)
+            # two lines only where the control explains itself: a multiline label keeps the width of
+            # its first text, and a longer value wrapped
+            label = UILabel(
+                text="",
+                text_color=TEXT,
+                font_size=10,
+                width=PANEL_WIDTH - 20,
+                multiline=control.explain is not None,
+                align="center",
+            )
+            low = control.low_for(self.session)
             slider = UISlider(
-                value=min(control.high, max(control.low, value)),
-                min_value=control.low,
+                value=min(control.high, max(low, value)),
+                min_value=low,
                 max_value=control.high,
                 width=PANEL_WIDTH - 20,
                 height=18,
@@ -344,10 +411,39 @@ class Panel:
                 height=24,
             )
             dropdown.on_change = lambda event, c=control: self._chosen(c, event)  # type: ignore[method-assign]
+            self._dropdowns.append((control, dropdown))
             self.box.add(label)
             self.box.add(dropdown)
 
+    def sync(self) -> None:
+        """Move every control to the level's value now, and its label with it.
+
+        Tools, keys and scripts change the same values (the tilt tool and the arrow keys gravity,
+        the wind tool the wind, W its switch): without this the sliders showed the values the
+        level started with. A slider the player is dragging is left to the player. Moving a
+        control here makes no ``set`` event.
+        """
+        self._syncing = True
+        try:
+            for label, control, slider in self._labels:
+                if slider.pressed:
+                    continue
+                value = min(control.high, max(control.low_for(self.session), control.read(self.session)))
+                moved = slider.value != value
+                if moved:
+                    slider.value = value
+                if moved or control.explain is not None:  # what it means may change with the world
+                    self._show(label, control, value)
+            for control, dropdown in self._dropdowns:
+                value = control.read(self.session)
+                if dropdown.value != value:
+                    dropdown.value = value
+        finally:
+            self._syncing = False
+
     def _changed(self, control: Slider, event: UIOnChangeEvent) -> None:
+        if self._syncing:
+            return
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
         for label, shown, _slider in self._labels:
@@ -355,9 +451,11 @@ class Panel:
                 self._show(label, control, event.new_value)
 
     def _chosen(self, control: Choice, event: UIOnChangeEvent) -> None:
+        if self._syncing:
+            return
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
 
-    @staticmethod
-    def _show(label: UILabel, control: Slider, value: float) -> None:
-        label.text = f"{control.label}: {control.show(value)}"
+    def _show(self, label: UILabel, control: Slider, value: float) -> None:
+        text = f"{control.label}: {control.show(value)}"
+        label.text = text if control.explain is None else f"{text}\n{control.explain(value, self.session)}"

@@ -52,14 +52,16 @@ from weft.components import (
 )
 from weft.game.clock import FrameClock
 from weft.game.level.build import build_body, level_bodies, tool_components, world_settings
-from weft.game.level.load import LoadedLevel, load_level
+from weft.game.level.load import load_level
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
-from weft.game.level.schema import SPECS, Spec, ToolsTable, World
+from weft.game.level.schema import SPECS, Creature, Spec, ToolsTable, World, creature_outside
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
-from weft.systems.builtin import default_schedule
+from weft.systems.cloth_cells import woven_triangles
 from weft.systems.edits import rekey_contacts, remove_rows
+from weft.systems.frame import default_schedule
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
 from weft.systems.schedule import Schedule, System
@@ -242,7 +244,8 @@ class Physics:
 
         Nothing else moves. Texture files are found relative to ``directory`` (default: the
         working directory). Called while a frame runs (from a custom system or an event
-        handler), the body comes in when the frame ends.
+        handler), the body comes in when the frame ends. Raises ``ValueError`` for a creature
+        that does not start inside the world's bounds (a wall would fling it).
         """
         if not isinstance(spec, SPECS):
             names = ", ".join(f"weft.{kind.__name__}" for kind in SPECS)
@@ -250,6 +253,8 @@ class Physics:
         folder = Path.cwd() if directory is None else Path(directory)
         with self.entered():
             self._check_attached()
+            if isinstance(spec, Creature) and (problem := creature_outside(spec, self.settings.bounds)):
+                raise ValueError(f"{spec.name}: {problem}")
             entity = esper.create_entity()
             self._bodies[entity] = spec
             if self._stepping:
@@ -344,7 +349,10 @@ class Physics:
                 started = time.perf_counter()
                 self._stepping = True
                 try:
-                    with numba_threads(self.threads.threads(large)):
+                    if large:
+                        with numba_threads(self.threads.threads(large)):
+                            self.schedule.step_frame(clock.frame)
+                    else:  # its kernels are the one-thread twins: numba's thread count is no matter
                         self.schedule.step_frame(clock.frame)
                 finally:
                     self._stepping = False
@@ -573,9 +581,11 @@ class Physics:
             rows, distances = boxes_at(stores, x, y)
             for row, distance in zip(rows.tolist(), distances.tolist(), strict=True):
                 note(int(stores.rigid.owner[row]), row, distance)
+            alive = stores.distances.alive
             for entity, sheet in active.by_entity(Sheet):
-                for triangle in triangles_at(pos, sheet.triangles, x, y).tolist():
-                    corners = sheet.triangles[triangle]
+                triangles, _ = woven_triangles(pos, sheet.cells, sheet.cell_threads, alive)  # the cloth drawn
+                for triangle in triangles_at(pos, triangles, x, y).tolist():
+                    corners = triangles[triangle]
                     gaps = np.hypot(*(pos[corners] - (x, y)).T)
                     note(entity, int(corners[np.argmin(gaps)]), float(gaps.min()))
             for entity, creature in active.by_entity(SoftBody):

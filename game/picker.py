@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 import arcade
 
 from weft.game.catalog import LevelEntry, list_levels
-from weft.game.hud import MUTED, TEXT, WARNING
+from weft.game.hud import BACKGROUND, MUTED, TEXT, WARNING
 from weft.game.thumbnails import ThumbnailJob
-from weft.game.window import open_session
 
 if TYPE_CHECKING:
     from weft.game.window import Game
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 RENDER_BUDGET = 0.008
 """s of thumbnail rendering per update: half of a 60 Hz frame, the other half for drawing."""
 
-BACKGROUND = (22, 25, 34)
 ROW_SELECTED = (48, 56, 78)
 THUMB_BACKGROUND = (12, 14, 20)
 
@@ -63,8 +61,6 @@ class PickerView(arcade.View):
         self.failed: dict[Path, str] = {}
         """Levels whose thumbnail could not be made, with why."""
         self._job: ThumbnailJob | None = None
-        self.waiting: Path | None = None
-        """A level chosen while the kernels compiled: it opens when they are ready."""
         self._shown = False
         """Whether the list has been drawn: rendering waits for it (the first level built loads
         numba's compiled kernels, a second or two the list should not wait behind)."""
@@ -113,18 +109,14 @@ class PickerView(arcade.View):
             self._scroll_to_selected()
 
     def choose(self) -> bool:
-        """Play the highlighted level (once the kernels are ready); False (and nothing happens) if it
-        does not load."""
+        """Play the highlighted level (on a first start, once the kernels it needs are compiled:
+        ``Game.play``); False (and nothing happens) if it does not load."""
         if not self.entries or not self.entry.playable:
             return False
-        if self.game.preparing:
-            self.waiting = self.entry.path  # opened as soon as the kernels are ready
-            return True
-        session = open_session(self.entry.path, self.game.allow_import)
-        if session is None:  # changed on disk since the list was made, or its systems cannot be built
+        if self.game.open(self.entry.path) is None:
+            # changed on disk since the list was made, or its systems cannot be built
             self.entries = list_levels(self.game.directory)
             return False
-        self.game.show(session)
         return True
 
     def _index_of(self, path: Path) -> int:
@@ -200,11 +192,7 @@ class PickerView(arcade.View):
     def on_update(self, delta_time: float) -> None:
         if self.game.preparing:
             return  # a thumbnail would compile the kernels here, freezing the window
-        if self.waiting is not None:
-            self.select(self._index_of(self.waiting))
-            self.waiting = None
-            self.choose()
-        elif self._shown:
+        if self._shown:
             self.render_thumbnails()
 
     def on_draw(self) -> None:
@@ -217,8 +205,7 @@ class PickerView(arcade.View):
             self._draw_preview()
         preparation = self.game.preparation
         if preparation is not None:
-            waiting = f" · {self.waiting.name} opens when ready" if self.waiting is not None else ""
-            self.status.text = preparation.line + waiting
+            self.status.text = preparation.line
             self.status.draw()
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:

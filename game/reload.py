@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from weft.game.catalog import Signature, named_files, signature
-from weft.game.level import LevelError, LoadedLevel, load_level
+from weft.game.level import LevelError, load_level
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.problems import one_line
 
 POLL_INTERVAL = 0.25

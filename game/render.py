@@ -12,8 +12,8 @@ import arcade
 import numpy as np
 import numpy.typing as npt
 
-from weft.game.level.fields import rgba
-from weft.game.overlays import VIEW_MARGIN, WALL_THICKNESS, tool_overlays
+from weft.game.level.values import rgba
+from weft.game.overlays import FLOOR_DEPTH, VIEW_MARGIN, WALL_THICKNESS, tool_overlays
 from weft.game.renderer import DEFAULT_LAYERS, LAYERS, Renderer
 from weft.game.tools import MAX_SWING
 from weft.systems.draw.strokes import StrokeBatch
@@ -29,10 +29,10 @@ class WorldRenderer:
     bounds fitted to the framebuffer, the bodies (a ``weft.draw.Renderer``, as a game of your own
     would draw them), then the tools' overlays.
 
-    In levels with circles the fitted rectangle is ``view_bounds``: the
-    bounds plus the walls' frame, and the shake tool's swing where it is
-    offered, so world px and framebuffer px differ there (``to_window`` and
-    ``to_world`` convert). One ``Renderer`` serves every level the window
+    The fitted rectangle is ``view_bounds``: the bounds and a floor below
+    them, or in levels with circles the walls' frame and the shake tool's
+    swing where it is offered, so world px and framebuffer px differ
+    (``to_window`` and ``to_world`` convert). One ``Renderer`` serves every level the window
     plays (its textures are kept), handed each new level's physics.
 
     Example::
@@ -93,16 +93,18 @@ class WorldRenderer:
 
 
 def view_bounds(session: Session) -> tuple[float, float, float, float]:
-    """The world rectangle the view shows: the level's bounds, widened in levels with circles.
+    """The world rectangle the view shows: the level's bounds and what is drawn around them.
 
-    With circles the walls are drawn outside the bounds, so their thickness
-    is added; when the level can shake, the walls (and what they push) swing
-    up to ``MAX_SWING`` px to either side, so the view is as much wider.
+    Without circles that is ``FLOOR_DEPTH`` of floor below the bounds (see
+    ``overlays._floor``). With circles the walls are drawn outside the bounds,
+    the floor among them, so their thickness is added; when the level can
+    shake, the walls (and what they push) swing up to ``MAX_SWING`` px to
+    either side, so the view is as much wider.
     """
     sim = session.sim
     left, bottom, right, top = sim.settings.bounds
     if not sim.settings.circles:
-        return (left, bottom, right, top)
+        return (left, bottom - FLOOR_DEPTH, right, top)
     pad = WALL_THICKNESS + VIEW_MARGIN
     swing = MAX_SWING if "shake" in sim.level.model.tools.available else 0.0  # the walls move along x only
     return (left - pad - swing, bottom - pad, right + pad + swing, top + pad)

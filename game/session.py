@@ -8,11 +8,14 @@ applied at the start of the tick it is queued for, never in between.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from weft.game.level.load import load_level
 from weft.game.level.problems import LevelError
 from weft.game.simulation import Simulation
-from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, tilt
+from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt
 from weft.systems.softbody import poke_all
 
 KEYS = {
@@ -131,8 +134,13 @@ class Session:
         self.pointer = (x, y)
         if button == "left":
             self.tool.press(self, x, y)
+        elif button == "right":
+            end_cut(self)
 
     def _drag(self, x: float, y: float, dx: float, dy: float, buttons: list[str]) -> None:
+        if self.pointer is not None:
+            # the move from where the cursor was last seen, so a stroke has no gaps whatever dx said
+            dx, dy = x - self.pointer[0], y - self.pointer[1]
         self.pointer = (x, y)
         if "left" in buttons:
             self.tool.drag(self, x, y, dx, dy)
@@ -143,6 +151,8 @@ class Session:
         self.pointer = None
         if button == "left":
             self.tool.release(self, x, y)
+        elif button == "right":
+            end_cut(self)
 
     def _key(self, key: str) -> None:
         if key == "SPACE":
@@ -170,3 +180,11 @@ class Session:
             for tool in self.tools.values():
                 if key == f"KEY_{tool.hotkey}" or key == tool.hotkey:
                     self.tool = tool
+
+
+def open_session(path: Path, allow_import: Sequence[str] = ()) -> Session | None:
+    """A session of the level at ``path``, or None when it does not load or its systems cannot be built."""
+    try:
+        return Session(Simulation(load_level(path, allow_import=allow_import)))
+    except LevelError:
+        return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,15 @@ import numpy.typing as npt
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Skinned
 from weft.game.level.build import cloth_look, has_circles, pin_layout
-from weft.game.level.fields import rgba
-from weft.game.level.load import LoadedLevel, load_level, parse_key
+from weft.game.level.load import load_level, parse_key, with_value
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
+from weft.game.level.values import rgba
 from weft.game.physics import Physics
 from weft.systems import world
+from weft.systems.box_build import solver_passes
 from weft.systems.cloth import layout_pins
-from weft.systems.metrics import MetricsSystem, body_count, max_stretch
+from weft.systems.metrics import MetricsSystem, body_count, cloth_threads, max_stretch
 from weft.systems.schedule import Schedule
 from weft.systems.skeletons import joint_positions
 
@@ -151,10 +152,7 @@ class Simulation:
         (what tools and sliders do); ``clamped`` then says what was changed.
         """
         path = parse_key(key) if isinstance(key, str) else tuple(key)
-        if clamp:
-            level, self.clamped = self.level.with_clamped_value(path, value)
-        else:
-            level, self.clamped = self.level.with_value(path, value), []
+        level, self.clamped = with_value(self.level, path, value, clamp)
         if path[0] == "system":
             level_schedule(level)  # a refused import or bad params raise here, before anything changes
         self.level = level
@@ -185,7 +183,7 @@ class Simulation:
             store.friction[rows] = table.friction
             store.revision += 1
         elif key == "iterations":
-            store.iterations[rows] = table.iterations or 0
+            store.iterations[rows] = solver_passes(table.iterations)
             store.revision += 1
         elif key == "colors":
             boxes.colors = tuple(rgba(c) for c in table.colors)
@@ -201,7 +199,7 @@ class Simulation:
         structural = slice(cloth.structural.start, cloth.structural.stop)
         threads = slice(cloth.threads.start, cloth.threads.stop)
         if key in ("tear_ratio", "tearable"):
-            distances.tear_ratio[structural] = table.tear_ratio if table.tearable else math.inf
+            distances.tear_ratio[structural] = table.structural_tear_ratio
         elif key == "compliance":
             distances.compliance[threads] = table.compliance
         elif key == "pins":
@@ -277,6 +275,7 @@ class Simulation:
         stores = self.stores
         distances = stores.distances
         alive = int(distances.alive[: distances.count].sum())
+        threads, torn = self.thread_counts()
         steps = np.array(self.step_ms) if self.step_ms else np.zeros(1)
         return {
             "frames": self.frame,
@@ -285,7 +284,8 @@ class Simulation:
                 "circles": stores.particles.circles,
                 "constraints": distances.count,
                 "constraints_alive": alive,
-                "torn": distances.count - alive,
+                "threads": threads,
+                "torn": torn,
                 "bodies": self._count_bodies(),
                 "rigid_bodies": stores.rigid.count,
                 "sleeping": int(stores.rigid.asleep[: stores.rigid.count].sum()),
@@ -299,6 +299,11 @@ class Simulation:
             "settled_frame": self._metrics.settled_frame(),
             "state_hash": self.physics.state_hash(),
         }
+
+    def thread_counts(self) -> tuple[int, int]:
+        """The cloth's structural threads and how many are torn or cut (what the HUD shows)."""
+        with self.physics.entered():
+            return cloth_threads()
 
     def _count_bodies(self) -> int:
         with self.physics.entered():

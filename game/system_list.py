@@ -16,6 +16,7 @@ from typing import Any
 from pydantic_core import PydanticUndefined
 
 from weft.systems import registry
+from weft.systems.frame import FRAME, RUNS
 from weft.systems.schedule import System
 
 
@@ -28,10 +29,17 @@ class Listing:
 
 
 def system_listing() -> Listing:
-    """The built-in systems in run order, then every registered or installed custom system."""
-    lines = ["Built-in systems (always run; levels cannot add them again):"]
-    for name, cls in registry.builtins().items():
-        lines.append(f"  {name:<14} {cls.stage.value:<12} {_place(cls)}".rstrip())
+    """The built-in systems stage by stage in run order (``weft.systems.frame``), then every registered or
+    installed custom system."""
+    lines = ["Built-in systems, stage by stage in run order (always run; levels cannot add them again):"]
+    for stage, row in FRAME.items():
+        lines += ["", f"  {stage.value}: {RUNS[stage].replace('`', '')}"]
+        drawn = [entry for entry in row if isinstance(entry, str)]
+        if drawn:
+            lines.append(f"    {', '.join(drawn)}")
+        lines += [
+            f"    {entry.name:<16} {_summary(entry)}".rstrip() for entry in row if not isinstance(entry, str)
+        ]
     custom: dict[str, tuple[type[System], str]] = {
         name: (cls, f"registered by {registry.qualified(cls)}") for name, cls in registry.registered().items()
     }
@@ -54,9 +62,9 @@ def system_listing() -> Listing:
 
 def _describe(name: str, cls: type[System], source: str) -> list[str]:
     lines = ["", f"  {name}  (stage {cls.stage.value}; {_place(cls) or 'no declared place'}; {source})"]
-    summary = (cls.__doc__ or "").strip().splitlines()
+    summary = _summary(cls)
     if summary:
-        lines.append(f"    {summary[0]}")
+        lines.append(f"    {summary}")
     fields = registry.params_of(cls).model_fields
     if not fields:
         lines.append("    no parameters")
@@ -67,6 +75,13 @@ def _describe(name: str, cls: type[System], source: str) -> list[str]:
             f"    {key:<{widths[0]}}  {kind:<{widths[1]}}  {default:<{widths[2]}}  {field.description or ''}"
         )
     return lines
+
+
+def _summary(cls: type[System]) -> str:
+    """The first sentence of a system's docstring, as plain text."""
+    paragraph = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+    sentence, stop, _ = paragraph.partition(". ")
+    return (sentence + "." if stop else paragraph).replace("``", "")
 
 
 def _place(cls: type[System]) -> str:

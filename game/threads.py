@@ -28,6 +28,7 @@ from weft.components import Stores
 from weft.systems.kernels.box_batches import SPLIT_FROM
 from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
+from weft.systems.kernels.jit import THREADED_FROM
 
 KEPT_FRAMES = 15
 """Frames of the count in use whose median a trial is compared with."""
@@ -45,10 +46,12 @@ threads a frame plainly slower than the kept median starts a trial of one at onc
 
 
 def threaded(stores: Stores) -> bool:
-    """Whether a kernel may split this scene's work across threads: many boxes, or many contact
-    points (as many as manifolds at least, as pairs at most twice)."""
+    """Whether a kernel may split this scene's work across threads: a scene that runs the box
+    kernels built for threads (``THREADED_FROM``) with many boxes, or many contact points (as many
+    as manifolds at least, as pairs at most twice)."""
     many_points = stores.contacts.count >= min(SPLIT_FROM, 2 * PARALLEL_PAIRS)
-    return stores.rigid.count >= PARALLEL_BOXES or many_points
+    boxes = stores.rigid.count
+    return boxes >= THREADED_FROM and (boxes >= PARALLEL_BOXES or many_points)
 
 
 class ThreadChoice:

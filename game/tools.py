@@ -60,6 +60,11 @@ def cut_segment(session: Session, x0: float, y0: float, x1: float, y1: float) ->
     session.trail.append((x0, y0, x1, y1, session.tick))
 
 
+def end_cut(session: Session) -> None:
+    """The blade is lifted (or put down anew): the next cut segment starts a stroke of its own."""
+    session.sim.physics.component(CutStroke).end()
+
+
 def cursor(session: Session, component: type):
     """One of the tools' components, on Weft's own entity."""
     return session.sim.physics.component(component)
@@ -113,8 +118,14 @@ class CutTool(Tool):
     hotkey = "2"
     summary = "left-drag cuts every thread it crosses"
 
+    def press(self, session: Session, x: float, y: float) -> None:
+        end_cut(session)
+
     def drag(self, session: Session, x: float, y: float, dx: float, dy: float) -> None:
         cut_segment(session, x - dx, y - dy, x, y)
+
+    def release(self, session: Session, x: float, y: float) -> None:
+        end_cut(session)
 
 
 @dataclass
@@ -240,7 +251,8 @@ class TiltTool(Tool):
 
 
 class PressTool(Tool):
-    """Press and drag: a finger 100 px wide squashes soft bodies; let go and they spring back."""
+    """Press and drag: a finger (a disc of 100 px radius above the cursor, its tip at the cursor) dents soft
+    bodies where it presses; let go and they spring back. The finger's motion is the pressure system's."""
 
     name = "press"
     hotkey = "0"

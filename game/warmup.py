@@ -25,16 +25,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
-from weft.systems.kernels import CACHE_DIR
+from weft.systems.kernels import READY_MARK
 
-READY_MARK = CACHE_DIR / "prepared"
-"""Written once every shipped level has stepped with this cache folder."""
 WARM_FRAMES = 2
 """Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
 
@@ -55,18 +53,21 @@ def progress_line(done: int, total: int, name: str) -> str:
 
 
 def prepare_physics(
-    report: Callable[[int, int, str], None] | None = None, levels: list[Path] | None = None
+    report: Callable[[int, int, str], None] | None = None,
+    levels: Sequence[Path] | None = None,
+    overrides: Sequence[str] = (),
+    allow_import: Sequence[str] = (),
 ) -> float:
-    """Step ``levels`` (every shipped level by default) ``WARM_FRAMES`` frames each, calling
-    ``report(done, total, level name)`` before each; mark the cache ready when they were every
-    shipped level. Returns the seconds it took."""
+    """Step ``levels`` (every shipped level by default; ``overrides`` and ``allow_import`` as for
+    ``weft run``) ``WARM_FRAMES`` frames each, calling ``report(done, total, level name)`` before
+    each; mark the cache ready when they were every shipped level. Returns the seconds it took."""
     started = time.perf_counter()
     every = levels is None
-    levels = warm_levels() if levels is None else levels
+    levels = warm_levels() if levels is None else list(levels)
     for done, path in enumerate(levels):
         if report is not None:
             report(done, len(levels), path.name)
-        sim = Simulation.load(path)
+        sim = Simulation.load(path, overrides, allow_import)
         try:
             sim.step(WARM_FRAMES)
         finally:
@@ -126,12 +127,18 @@ class FirstStart:
 
 class Preparation:
     """``weft warmup`` in a child process, and its latest progress line, for a window that must keep
-    answering input while the kernels compile."""
+    answering input while the kernels compile: of every shipped level (the picker's), or of the
+    ``levels`` given (a level about to open: ``overrides`` and ``allow_import`` as it was loaded)."""
 
-    def __init__(self) -> None:
-        self.line = progress_line(0, len(warm_levels()), "starting")
+    def __init__(
+        self, levels: Sequence[Path] = (), overrides: Sequence[str] = (), allow_import: Sequence[str] = ()
+    ) -> None:
+        shown = [path.name for path in levels] or [path.name for path in warm_levels()]
+        self.line = progress_line(0, len(shown), shown[0] if levels else "starting")
+        self.started = time.perf_counter()
+        options = [f"--set={value}" for value in overrides] + [f"--allow-import={p}" for p in allow_import]
         self._child = subprocess.Popen(
-            [sys.executable, "-m", "weft", "warmup"],
+            [sys.executable, "-m", "weft", "warmup", *map(str, levels), *options],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -20,15 +20,16 @@ from weft.components import FRAME_DT
 from weft.game.catalog import level_paths, neighbour
 from weft.game.clock import FrameClock
 from weft.game.events import save_script
-from weft.game.hud import Hud
+from weft.game.hud import BACKGROUND, WARNING, Hud
 from weft.game.level import LevelError, load_level
-from weft.game.level.load import LoadedLevel
+from weft.game.level.loaded import LoadedLevel
 from weft.game.offscreen import WINDOW_SIZE
 from weft.game.panel import Panel
+from weft.game.picker import PickerView
 from weft.game.reload import LevelWatcher
 from weft.game.render import WorldRenderer
 from weft.game.screenshot import save_screenshot
-from weft.game.session import Session
+from weft.game.session import Session, open_session
 from weft.game.simulation import Simulation
 from weft.game.thumbnails import ThumbnailCache
 from weft.game.warmup import Preparation, kernels_ready
@@ -137,9 +138,13 @@ class PlayView(arcade.View):
         allow_import = self.session.sim.level.allow_import
         for _ in range(len(paths)):
             path = neighbour(paths, path, step)
+            if self.game is not None:  # through the game: on a first start its kernels compile aside
+                if self.game.open(path) is None:
+                    continue  # the picker shows why; stepping just passes it by
+                return path
             session = open_session(path, allow_import)
             if session is None:
-                continue  # the picker shows why; stepping just passes it by
+                continue
             self.use(session, watch(session))
             return path
         return None
@@ -195,6 +200,7 @@ class PlayView(arcade.View):
             title = f"{name} could not be reloaded; still playing its last good version. Fix it and save:"
             self.hud.draw_problems(title, self.watcher.problems)
         if self.session.show_panel:  # the UI is composited full-window even when empty
+            self.panel.sync()
             self.ui.draw()
 
     def _save_screenshot(self) -> None:
@@ -223,13 +229,14 @@ class PlayView(arcade.View):
 
     def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int, modifiers: int) -> None:
         wx, wy = self._world(x, y)
+        px, py = self._world(x - dx, y - dy)  # the move in world px too, as scripts give it
         self.session.queue(
             {
                 "type": "mouse_drag",
                 "x": wx,
                 "y": wy,
-                "dx": float(dx),
-                "dy": float(dy),
+                "dx": wx - px,
+                "dy": wy - py,
                 "buttons": pressed_buttons(buttons),
             }
         )
@@ -264,6 +271,57 @@ class PlayView(arcade.View):
             self.session.queue({"type": "key_release", "key": name})
 
 
+class PreparingView(arcade.View):
+    """A level about to open on a first start: the kernels it needs compile in a child process
+    (``weft warmup LEVEL``) while this says so, with the seconds so far, and keeps answering; then the
+    level opens. Escape stops the child and goes back to the picker, as from a level."""
+
+    def __init__(
+        self,
+        game: Game,
+        level: LoadedLevel,
+        script: Sequence[dict[str, Any]] = (),
+        overrides: Sequence[str] = (),
+    ) -> None:
+        super().__init__()
+        self.game = game
+        self.level = level
+        self.script = list(script)
+        self.overrides = list(overrides)
+        self.preparation = Preparation([level.source], overrides, level.allow_import)
+        self.text = arcade.Text(
+            "", self.window.width / 2, self.window.height / 2, WARNING, 14, anchor_x="center"
+        )
+
+    @property
+    def line(self) -> str:
+        """What the window says."""
+        seconds = time.perf_counter() - self.preparation.started
+        name = self.level.source.name
+        return f"preparing physics, first run only: compiling the kernels {name} needs · {seconds:.0f} s"
+
+    def on_show_view(self) -> None:
+        self.window.set_caption(f"Weft · {self.level.source.name} (preparing)")
+
+    def on_update(self, delta_time: float) -> None:
+        if self.preparation.done:  # compiled and cached (or it failed: then the level compiles here)
+            self.game.prepared.add(self.level.source.resolve())
+            try:
+                self.game.play(self.level, self.script, self.overrides)
+            except LevelError:  # its systems cannot be built: the picker lists why
+                self.game.pick(selected=self.level.source)
+
+    def on_draw(self) -> None:
+        self.clear(color=BACKGROUND)
+        self.text.text = self.line
+        self.text.draw()
+
+    def on_key_press(self, symbol: int, modifiers: int) -> None:
+        if symbol == arcade.key.ESCAPE:
+            self.preparation.stop()
+            self.game.pick(selected=self.level.source)
+
+
 class Game:
     """What the window shows: the level picker, or one level played; Escape goes back to the picker.
 
@@ -291,6 +349,8 @@ class Game:
         """The level view, kept while the picker shows (its session is what ``--record`` saves)."""
         self.preparation: Preparation | None = None
         """The kernels compiling in a child process on a first start (``game.warmup``), or None."""
+        self.prepared: set[Path] = set()
+        """Levels whose kernels a ``PreparingView`` compiled (their files, resolved)."""
 
     def prepare(self) -> None:
         """Compile the kernels in a child process unless they are cached: the picker keeps answering."""
@@ -306,14 +366,27 @@ class Game:
 
     def play(
         self, level: LoadedLevel, script: Sequence[dict[str, Any]] = (), overrides: Sequence[str] = ()
-    ) -> PlayView:
+    ) -> arcade.View:
         """Show ``level`` (following ``script``, if any); the previously played level is closed.
 
         ``overrides`` are the ``--set`` strings ``level`` was loaded with: a reload applies them again.
+        On a first start (the kernels not all cached) the kernels the level needs compile first in a
+        child process, while the window says so and keeps answering (``PreparingView``).
         """
+        if not kernels_ready() and level.source.resolve() not in self.prepared:
+            view: arcade.View = PreparingView(self, level, script, overrides)
+            self.window.show_view(view)
+            return view
         session = Session(Simulation(level))
         session.follow(list(script))
         return self.show(session, overrides)
+
+    def open(self, path: Path) -> arcade.View | None:
+        """Play the level at ``path`` (``play``); None when it does not load or cannot be built."""
+        try:
+            return self.play(load_level(path, allow_import=self.allow_import))
+        except LevelError:
+            return None
 
     def show(self, session: Session, overrides: Sequence[str] = ()) -> PlayView:
         """Play ``session`` (its level watched for saves); the previously played level is closed."""
@@ -326,19 +399,9 @@ class Game:
 
     def pick(self, selected: Path | None = None) -> arcade.View:
         """Show the level picker, ``selected`` (a level file) highlighted."""
-        from weft.game.picker import PickerView  # the picker opens levels through this class
-
         view = PickerView(self, selected)
         self.window.show_view(view)
         return view
-
-
-def open_session(path: Path, allow_import: Sequence[str] = ()) -> Session | None:
-    """A session of the level at ``path``, or None when it does not load or its systems cannot be built."""
-    try:
-        return Session(Simulation(load_level(path, allow_import=allow_import)))
-    except LevelError:
-        return None
 
 
 def open_window(width: int, height: int, title: str) -> arcade.Window:

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from weft.components import REFERENCE_RADIUS, BallSet, Body, ParticleKind, Pour, Stores
 from weft.systems import world
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 POURED = "poured"
@@ -84,7 +84,6 @@ class PourSystem(System):
     """Streams circles from every held ``Pour``, up to the level's cap."""
 
     name = "pour"
-    stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
         stores = world.stores()

@@ -5,16 +5,14 @@ from __future__ import annotations
 from weft.components.world import REST_SPEED
 from weft.systems import world
 from weft.systems.kernels.bounds import clamp_to_bounds
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 class BoundsSystem(System):
     """Puts particles that left the walls' rectangle back inside it, every iteration."""
 
     name = "bounds"
-    stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances",)
 
     def process(self, step: Step) -> None:
         settings = world.settings()
@@ -45,7 +43,4 @@ class ContainSystem(BoundsSystem):
     circle into a wall, and nothing may end a step outside the box."""
 
     name = "contain"
-    stage = Stage.SUBSTEP_END
     needs_particles = True
-    after = ()
-    before = ("tear",)

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import BoxSet, Stores
+from weft.components.rigid import WORLD_ITERATIONS
 
 
 def stack_centers(
@@ -45,9 +46,9 @@ def build_boxes(
     density: float,
     friction: float,
     fixed: bool,
-    iterations: int,
+    iterations: int | None,
     colors: tuple[tuple[int, int, int, int], ...],
-    restitution: float = 0.0,
+    restitution: float,
     velocities: npt.NDArray[np.float64] | None = None,
     spins: npt.NDArray[np.float64] | None = None,
 ) -> BoxSet:
@@ -55,10 +56,18 @@ def build_boxes(
     px, moving at ``velocities`` ``(n, 2)`` px/s and turning at ``spins`` ``(n,)`` rad/s (still when
     not given; fixed boxes never move)."""
     store = stores.rigid
-    rows = store.add(centers, angles, 0.5 * sizes, density, friction, entity, fixed, iterations, restitution)
+    rows = store.add(
+        centers, angles, 0.5 * sizes, density, friction, entity, fixed, solver_passes(iterations), restitution
+    )
     if not fixed:
         if velocities is not None:
             store.vel[rows.start : rows.stop] = velocities
         if spins is not None:
             store.omega[rows.start : rows.stop] = spins
     return BoxSet(name=name, bodies=rows, colors=colors)
+
+
+def solver_passes(iterations: int | None) -> int:
+    """A box set's ``iterations`` as ``RigidStore.iterations`` keeps it: unset (None) is
+    ``WORLD_ITERATIONS``, the world's count."""
+    return WORLD_ITERATIONS if iterations is None else iterations

@@ -13,6 +13,7 @@ from weft.components import BoxGrid, RigidStore
 from weft.systems.kernels.box_grid import box_pairs
 from weft.systems.kernels.box_sleep import wake_touched
 from weft.systems.kernels.grid import bin_points
+from weft.systems.kernels.jit import for_boxes
 
 IntArray = npt.NDArray[np.int64]
 
@@ -45,8 +46,9 @@ def bin_grid(
 def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> None:
     """List the box pairs that may touch in this step into ``grid.pair_a``/``pair_b``."""
     n = store.count
+    find_pairs = for_boxes(box_pairs, n)
     grid.pair_count, grid.pair_a, grid.pair_b = fill_pairs(
-        lambda a, b: box_pairs(
+        lambda a, b: find_pairs(
             store.pos[:n],
             grid.turn[:n],
             store.half[:n],

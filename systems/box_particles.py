@@ -6,7 +6,7 @@ from weft.components import BoxGrid, Stores
 from weft.systems import world
 from weft.systems.box_pairs import bin_grid, fill_pairs
 from weft.systems.kernels.box_particles import list_near_boxes, push_out_of_boxes, sweep_into_boxes
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 WAKE_SPEED = 60.0
 """px/s: a particle hitting a sleeping box faster than this wakes it; slower ones (a resting pile,
@@ -20,9 +20,7 @@ class BoxParticleSystem(System):
     """Pushes particles out of boxes and the boxes back each iteration (who is near whom: once a substep)."""
 
     name = "box_particles"
-    stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances", "bounds", "collisions")
 
     def __init__(self) -> None:
         self._grid = BoxGrid()

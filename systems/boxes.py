@@ -28,7 +28,8 @@ from weft.systems.kernels.box_mouse import (
 )
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island
 from weft.systems.kernels.box_step import ASLEEP, GROW, RELIST, step_boxes
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.kernels.jit import for_boxes
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 SPECULATIVE_SLOPS = 4.0
@@ -81,9 +82,6 @@ class BoxStepSystem(System):
     """
 
     name = "boxes"
-    stage = Stage.SUBSTEP
-    after = ("integrate", "pins", "fields")
-    before = ("broadphase",)
 
     def __init__(self) -> None:
         self._rules: tuple[object, ...] | None = None
@@ -148,9 +146,10 @@ class BoxStepSystem(System):
             self._wall_margin = self._reach + math.hypot(*settings.wall_velocity) * step.dt
         grid, contacts = stores.box_grid, stores.contacts
         fresh_pairs = False
+        step_kernel = for_boxes(step_boxes, n)
         while True:
             self._fit(stores)
-            done, found = step_boxes(
+            done, found = step_kernel(
                 n,
                 (store.pos, store.angle, store.vel, store.omega, store.half, store.inv_mass,
                  store.inv_inertia, store.friction, store.restitution, store.iterations, store.asleep),

@@ -11,7 +11,7 @@ from weft.systems import world
 from weft.systems.kernels.grid import bin_points, find_pairs
 from weft.systems.kernels.measure import longest_move
 from weft.systems.kernels.sweep import any_fast_circle
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 MARGIN_RATIO = 0.5
 """Pairs are listed while their gap is under this share of the largest radius (the list's skin)."""
@@ -119,9 +119,7 @@ class BroadphaseSystem(System):
     """
 
     name = "broadphase"
-    stage = Stage.SUBSTEP
     needs_particles = True
-    after = ("integrate", "pins", "fields")
 
     def process(self, step: Step) -> None:
         stores = world.stores()

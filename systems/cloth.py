@@ -20,12 +20,12 @@ def build_cloth(
     cols: int,
     rows: int,
     spacing: float,
-    mass: float = 1.0,
-    thickness: float = 2.0,
-    tear_ratio: float = 2.6,
-    compliance: float = 0.0,
-    shear: bool = False,
-    bend: bool = False,
+    mass: float,
+    thickness: float,
+    tear_ratio: float,
+    compliance: float,
+    shear: bool,
+    bend: bool,
     pins: PinLayout | None = None,
     look: ClothLook | None = None,
 ) -> Sheet:
@@ -114,7 +114,7 @@ def build_cloth(
             parents=parents,
         )
 
-    triangles, triangle_threads = _triangles(grid, horizontal, vertical)
+    cells, cell_threads = _cells(grid, horizontal, vertical)
     uv = np.column_stack([c.ravel() / max(cols - 1, 1), 1.0 - r.ravel() / max(rows - 1, 1)])
     cloth = Sheet(
         name=name,
@@ -124,8 +124,8 @@ def build_cloth(
         particles=particles,
         threads=range(start, distances.count),
         structural=structural,
-        triangles=triangles,
-        triangle_threads=triangle_threads,
+        cells=cells,
+        cell_threads=cell_threads,
         uv=uv,
         rest_pos=rest_pos,
         pins=pins or PinLayout(),
@@ -135,23 +135,21 @@ def build_cloth(
     return cloth
 
 
-def _triangles(
+def _cells(
     grid: npt.NDArray[np.int64],
     horizontal: npt.NDArray[np.int64],
     vertical: npt.NDArray[np.int64],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Two triangles per cell, each with the two structural threads along its sides.
-
-    Cell corners ``a b / c d`` (a top-left): triangle ``a b d`` needs threads
-    a-b and b-d, triangle ``a d c`` needs a-c and c-d.
-    """
-    a, b = grid[:-1, :-1].ravel(), grid[:-1, 1:].ravel()
-    c, d = grid[1:, :-1].ravel(), grid[1:, 1:].ravel()
-    top, bottom = horizontal[:-1].ravel(), horizontal[1:].ravel()
-    left, right = vertical[:, :-1].ravel(), vertical[:, 1:].ravel()
-    triangles = np.concatenate([np.stack([a, b, d], axis=1), np.stack([a, d, c], axis=1)])
-    threads = np.concatenate([np.stack([top, right], axis=1), np.stack([left, bottom], axis=1)])
-    return triangles, threads
+    """Each cell's corners ``a b c d`` (top-left, top-right, bottom-left, bottom-right) and its four
+    sides (top a-b, bottom c-d, left a-c, right b-d)."""
+    corners = np.stack(
+        [grid[:-1, :-1].ravel(), grid[:-1, 1:].ravel(), grid[1:, :-1].ravel(), grid[1:, 1:].ravel()], axis=1
+    )
+    sides = np.stack(
+        [horizontal[:-1].ravel(), horizontal[1:].ravel(), vertical[:, :-1].ravel(), vertical[:, 1:].ravel()],
+        axis=1,
+    )
+    return corners, sides
 
 
 def pinned_points(layout: PinLayout, cols: int, rows: int) -> list[tuple[int, int]]:

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from weft.components import Body, Sheet, Stores
 from weft.systems import world
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 TOUCH = 0.5
 """px: a pair not touching before touches from this gap down (resting contacts sit between the
@@ -109,8 +109,6 @@ class ContactEventSystem(System):
     while a handler listens (no handler: nothing is measured)."""
 
     name = "contact_events"
-    stage = Stage.FRAME_END
-    after = ("metrics",)
 
     def __init__(self) -> None:
         self.touching = np.zeros(0, dtype=np.int64)

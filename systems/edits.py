@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from weft.components import BoxSet, Grab, ParticleKind, Ragdoll, Sheet, SoftBody, Stores
+from weft.components import BoxSet, CutStroke, Grab, ParticleKind, Ragdoll, Sheet, SoftBody, Stores
 from weft.components.distances import ARRAYS as DISTANCE_ARRAYS
 from weft.components.distances import NO_PARENT
 from weft.components.particles import ARRAYS as PARTICLE_ARRAYS
@@ -161,8 +161,8 @@ def _move_components(particle_map: RowMap, thread_map: RowMap, box_map: RowMap, 
             sheet.particles = particle_map.range(sheet.particles)
             sheet.threads = thread_map.range(sheet.threads)
             sheet.structural = thread_map.range(sheet.structural)
-            sheet.triangles = particle_map.rows(sheet.triangles)
-            sheet.triangle_threads = thread_map.rows(sheet.triangle_threads)
+            sheet.cells = particle_map.rows(sheet.cells)
+            sheet.cell_threads = thread_map.rows(sheet.cell_threads)
         for body in remaining(SoftBody):
             body.ring = particle_map.rows(body.ring)
             legs = body.legs
@@ -180,6 +180,9 @@ def _move_components(particle_map: RowMap, thread_map: RowMap, box_map: RowMap, 
     if not box_map.identity:
         for boxes in remaining(BoxSet):
             boxes.bodies = box_map.range(boxes.bodies)
+    for _, stroke in by_entity(CutStroke):
+        if stroke.then is not None and not particle_map.identity:
+            stroke.then = stroke.then[particle_map.keep[: len(stroke.then)]]
     for _, grab in by_entity(Grab):
         if grab.particle != NOTHING:
             grab.particle = int(particle_map.new[grab.particle])

@@ -10,7 +10,7 @@ from weft.systems import world
 from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
 from weft.systems.queries import boxes_at
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
@@ -26,6 +26,19 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
     dist2 = np.einsum("ij,ij->i", offset, offset)
     k = int(np.argmin(dist2))
     return k if dist2[k] <= reach * reach else NOTHING
+
+
+def inside_walls(target: tuple[float, float], radius: float) -> tuple[float, float]:
+    """``target`` moved into the walls' rectangle shrunk by ``radius`` px: a held particle is led only
+    where the walls let it be. Led outside, it would drag its body through the wall it is held against
+    (a rag doll's joints stretched to 3.6 times their bones, its limits 20 degrees out)."""
+    left, bottom, right, top = world.settings().walls
+    reach_x = max(0.0, min(radius, 0.5 * (right - left)))
+    reach_y = max(0.0, min(radius, 0.5 * (top - bottom)))
+    return (
+        min(max(target[0], left + reach_x), right - reach_x),
+        min(max(target[1], bottom + reach_y), top - reach_y),
+    )
 
 
 def movable_box_at(stores: Stores, x: float, y: float) -> int:
@@ -44,7 +57,6 @@ class GrabSystem(System):
     """
 
     name = "grab"
-    stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -55,14 +67,20 @@ class GrabSystem(System):
             if grab.held and grab.particle == NOTHING:
                 grab.particle = nearest_particle(stores, *grab.pressed_at, grab.reach)
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
-                    pin(stores, grab.particle, stores.particles.pos[grab.particle], owner=entity, glide=False)
+                    pin(
+                        stores,
+                        grab.particle,
+                        stores.particles.pos[grab.particle],
+                        owner=entity,
+                        speed=grab.speed,
+                    )
             if grab.particle == NOTHING:
                 continue
             row = pins.find(grab.particle)
             if row < 0:  # the pin went away under us (a re-layout of pins)
                 grab.particle = NOTHING
             elif grab.held:
-                pins.anchor[row] = grab.target
+                pins.anchor[row] = inside_walls(grab.target, stores.particles.radius[grab.particle])
             else:
                 if pins.owner[row] == entity:
                     unpin(stores, row)

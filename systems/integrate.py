@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from weft.systems import world
 from weft.systems.kernels.verlet import integrate
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 class IntegrateSystem(System):
     """Moves every free particle by its Verlet velocity plus gravity and wind."""
 
     name = "integrate"
-    stage = Stage.SUBSTEP
     needs_particles = True
 
     def process(self, step: Step) -> None:

@@ -11,10 +11,13 @@ import numpy as np
 from weft.components import BallSet, BoxSet, Sheet, Skinned, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 SETTLE_DISTANCE = 0.01
 """px per frame: below this everywhere, the world counts as settled."""
+
+SETTLE_FRAMES = 30
+"""Still frames that must follow a settled frame: half a second, Box2D's time to sleep."""
 
 PENETRATION_WINDOW = 60
 """Frames over which ``max_penetration`` is taken: the last second."""
@@ -32,6 +35,19 @@ def max_stretch(stores: Stores) -> float:
     j = d.j[:m][alive]
     length = np.linalg.norm(pos[i] - pos[j], axis=1)
     return float(np.max(length / d.rest[:m][alive] - 1.0))
+
+
+def cloth_threads() -> tuple[int, int]:
+    """The structural threads of every sheet of the active world, and how many of them are torn or
+    cut: the threads a player sees (the hidden shear and bend threads die with them, and creatures'
+    and characters' constraints are no threads)."""
+    alive = world.stores().distances.alive
+    threads = torn = 0
+    for _, sheet in world.by_entity(Sheet):
+        rows = alive[sheet.structural.start : sheet.structural.stop]
+        threads += len(rows)
+        torn += len(rows) - int(np.count_nonzero(rows))
+    return threads, torn
 
 
 def state_hash(stores: Stores) -> str:
@@ -93,7 +109,6 @@ class MetricsSystem(System):
     """
 
     name = "metrics"
-    stage = Stage.FRAME_END
 
     def __init__(self) -> None:
         self._last = np.zeros((0, 2))
@@ -153,12 +168,16 @@ class MetricsSystem(System):
         return max(self.overlaps[-PENETRATION_WINDOW:], default=0.0)
 
     def settled_frame(self) -> int | None:
-        """First frame after which nothing moved more than ``SETTLE_DISTANCE``; None if the last one moved."""
+        """First frame after which nothing moved more than ``SETTLE_DISTANCE`` a frame, for at least
+        ``SETTLE_FRAMES`` frames to the end of the run; None if never (0: nothing ever moved).
+
+        Frame ``F`` is settled when frames ``F + 1`` to the last are all still. Without the witnesses,
+        the last frame but one was reported whenever the last frame alone was still (a ball at the top
+        of a bounce, a run ended at that moment): a frame with nothing after it says nothing.
+        """
         moving = [k for k, move in enumerate(self.moves) if move > SETTLE_DISTANCE]
-        if not moving:
-            return 0
-        last = moving[-1] + 1
-        return last if last < len(self.moves) else None
+        settled = moving[-1] + 1 if moving else 0  # moves[k] is frame k + 1
+        return settled if len(self.moves) - settled >= SETTLE_FRAMES else None
 
 
 BODY_TYPES = (Sheet, BallSet, SoftBody, BoxSet, Skinned)

@@ -5,22 +5,24 @@ from __future__ import annotations
 from weft.components import Stores
 from weft.systems import world
 from weft.systems.kernels.pins import place_pins
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 GLIDE_SPEED = 300.0
-"""px/s at most that a gliding pin travels to its anchor: a level's pins placed away from where
-the sheet was built, or moved by a new layout, draw the sheet after them instead of yanking it."""
+"""px/s at most that a level's pin travels to its anchor: pins placed away from where the sheet
+was built, or moved by a new layout, draw the sheet after them instead of yanking it."""
 
 
-def pin(stores: Stores, particle: int, anchor: tuple[float, float], owner: int, glide: bool = True) -> int:
+def pin(
+    stores: Stores, particle: int, anchor: tuple[float, float], owner: int, speed: float = GLIDE_SPEED
+) -> int:
     """Hold ``particle`` at ``anchor`` from the next substep on; return the pin's row.
 
-    A gliding pin travels to a distant anchor at ``GLIDE_SPEED``; without
-    gliding (a grab) the particle reaches the anchor by the end of each
-    frame, in even steps across its substeps (see ``PinSystem``).
+    The particle travels to its anchor at ``speed`` px/s at most (``math.inf``:
+    it is there by the end of each frame), in even steps across the substeps
+    (see ``PinSystem``); an anchor outside the level's bounds holds it on them.
     """
     particles = stores.particles
-    row = stores.pins.add(particle, anchor, particles.inv_mass[particle], owner, glide)
+    row = stores.pins.add(particle, anchor, particles.inv_mass[particle], owner, speed)
     particles.inv_mass[particle] = 0.0
     return row
 
@@ -44,9 +46,7 @@ class PinSystem(System):
     """Moves every pinned particle from where it is towards its anchor, one substep at a time."""
 
     name = "pins"
-    stage = Stage.SUBSTEP
     needs_particles = True
-    after = ("integrate",)
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -55,14 +55,20 @@ class PinSystem(System):
         if n == 0:
             return
         particles = stores.particles
+        left, bottom, right, top = world.settings().bounds
         place_pins(
             particles.pos,
             particles.prev,
+            particles.radius,
             pins.index[:n],
             pins.start[:n],
             pins.anchor[:n],
-            pins.glide[:n],
-            GLIDE_SPEED * step.dt * step.substeps,  # px a gliding pin may travel this frame
+            pins.speed[:n],
+            step.dt * step.substeps,
+            left,
+            bottom,
+            right,
+            top,
             step.substep == 0,
             step.substep / step.substeps,
             (step.substep + 1) / step.substeps,

@@ -40,22 +40,14 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from weft.systems.builtin import default_schedule
+from weft.systems.frame import FRAME_NAMES, default_schedule
 from weft.systems.schedule import Stage, System
 
 ENTRY_POINT_GROUP = "weft.systems"
 """Installed distributions offer systems here: ``gravity_wells = "my_pkg.wells:GravityWells"``."""
 
-DRAWING_NAMES = (
-    "cloth_mesh",
-    "circles",
-    "box_sprites",
-    "skin_mesh",
-    "creatures",
-    "thread_debug",
-    "pin_markers",
-)
-"""Names of the drawing systems the window adds (not imported here: they need arcade)."""
+DRAWING_NAMES = FRAME_NAMES[Stage.DRAW]
+"""Names of the drawing systems ``weft.draw.Renderer`` adds (not imported here: they need arcade)."""
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 

@@ -1,22 +1,26 @@
-"""The explicit, ordered step: which system runs when, readable top to bottom.
+"""The step's machinery: stages, the ``Step`` every system is handed, and the schedule that runs them.
 
-One frame of 1/60 s::
+One frame of 1/60 s runs the stages nested like this::
 
-    FRAME_START                      input applied: grabs, cuts, blasts, pouring
+    FRAME_START
     repeat substeps:
-        SUBSTEP                      shake, integrate, pins, fields, broadphase, sweep
+        SUBSTEP
         repeat iterations:
-            ITERATION                distance constraints, walls, contacts
-        SUBSTEP_END                  contain, tear
-    FRAME_END                        metrics
-    DRAW (from on_draw only)         meshes, debug overlays
+            ITERATION
+        SUBSTEP_END
+    FRAME_END
+    DRAW (from on_draw only)
 
-esper's single priority list cannot express the two inner loops, so the
+Which built-in systems each stage runs, in order, is the table in ``weft.systems.frame``: the file
+to open to read a frame. esper's single priority list cannot express the two inner loops, so the
 schedule calls its processors itself; esper still owns the entities.
 """
 
 from __future__ import annotations
 
+import difflib
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
@@ -56,14 +60,16 @@ class Step:
 
 
 class System(esper.Processor):
-    """A system: one job over whole arrays, run at its ``stage``.
+    """A system: one job over whole arrays, run at its stage.
 
-    Subclasses set ``name`` (how levels and other systems refer to it),
-    ``stage``, and optionally ``after``/``before`` (names of systems of the
-    same stage it must follow or precede) and ``needs_particles`` (True: the
-    schedule skips it in a frame of a world without particles, such as a
-    level of boxes alone, where two dozen calls that each find nothing to
-    do were the larger half of the frame).
+    Subclasses set ``name`` (how levels and other systems refer to it) and
+    optionally ``needs_particles`` (True: the schedule skips it in a frame of
+    a world without particles, such as a level of boxes alone, where two
+    dozen calls that each find nothing to do were the larger half of the
+    frame). A built-in system's stage and place are its row of the frame
+    table (``weft.systems.frame``); a custom system declares ``stage`` and,
+    optionally, ``after``/``before``: names of systems of its stage it must
+    follow or precede.
     """
 
     name: ClassVar[str]
@@ -77,46 +83,154 @@ class System(esper.Processor):
 
 
 class ScheduleError(ValueError):
-    """A system cannot be placed: a duplicate name or an impossible before/after."""
+    """A system cannot be placed: a duplicate name, no stage, an unknown or impossible before/after."""
 
 
 class Schedule:
-    """Systems grouped by stage, each group in the order they must run."""
+    """Systems grouped by stage, each group in the order they must run.
 
-    def __init__(self, systems: list[System] | tuple[System, ...] = ()) -> None:
+    ``frame`` is the built-in order: for each stage, the names of its built-in systems in run order
+    (``weft.systems.frame.FRAME_NAMES``). A system so named takes that stage and place whenever it is
+    added, whatever else the stage holds; any other system brings its own ``stage``, goes after every
+    name in its ``after`` and before every name in its ``before``, and otherwise as late as it can
+    (custom systems in the order they were added).
+    """
+
+    def __init__(
+        self,
+        systems: Sequence[System] = (),
+        frame: Mapping[Stage, Sequence[str]] | None = None,
+    ) -> None:
+        self.frame: dict[Stage, tuple[str, ...]] = {
+            stage: tuple((frame or {}).get(stage, ())) for stage in Stage
+        }
+        """The built-in systems' names, stage by stage in run order (placed or not)."""
+        self._added: dict[Stage, list[System]] = {stage: [] for stage in Stage}
+        """Each stage's systems in the order they were added."""
         self._stages: dict[Stage, list[System]] = {stage: [] for stage in Stage}
+        """Each stage's systems in run order."""
         self._lean: dict[Stage, list[System]] | None = None
         """The stages without particle-only systems, made when first needed (``add``/``remove`` drop it)."""
         for system in systems:
             self.add(system)
 
-    def add(self, system: System) -> None:
-        """Insert ``system`` into its stage: after every ``after``, before every ``before``.
+    def copy(self) -> Schedule:
+        """A schedule of the same systems (the same instances) and the same built-in order."""
+        copied = Schedule(frame=self.frame)
+        copied._added = {stage: list(group) for stage, group in self._added.items()}
+        copied._stages = {stage: list(group) for stage, group in self._stages.items()}
+        return copied
 
-        It goes as late as its ``before`` allows (last when it has none). Names in ``after``/``before`` that
-        are not in the stage are ignored, so optional companions can be named.
-        """
-        if any(s.name == system.name for group in self._stages.values() for s in group):
+    def stage_of(self, system: System) -> Stage:
+        """Where ``system`` runs: its row of the frame table if it is a built-in, else its own ``stage``."""
+        for stage, names in self.frame.items():
+            if system.name in names:
+                return stage
+        stage = getattr(system, "stage", None)
+        if not isinstance(stage, Stage):
+            raise ScheduleError(
+                f"system {system.name!r} has no stage: a custom system sets `stage` (such as Stage.SUBSTEP)"
+            )
+        return stage
+
+    def place_problems(self, system: System) -> list[tuple[str, str]]:
+        """``(key, message)`` for each name in ``system``'s ``after``/``before`` that its stage does not
+        know (built-in systems of the stage, placed or not, and the systems added to it so far)."""
+        stage = self.stage_of(system)
+        known = list(dict.fromkeys([*self.frame[stage], *(s.name for s in self._added[stage])]))
+        problems = []
+        for key in ("after", "before"):
+            for name in getattr(system, key):
+                if name not in known:
+                    problems.append((key, self._unknown_place(name, system, stage, known)))
+        return problems
+
+    def _unknown_place(self, name: str, system: System, stage: Stage, known: list[str]) -> str:
+        elsewhere = next((s for s, names in self.frame.items() if name in names), None)
+        if elsewhere is None:
+            elsewhere = next(
+                (s for s, group in self._added.items() if any(x.name == name for x in group)), None
+            )
+        if elsewhere is not None:
+            hint = f"; {name!r} runs in stage {elsewhere.value!r}"
+        else:
+            guess = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+        listed = ", ".join(known) if known else "none yet"
+        return f"expected systems of {system.name!r}'s stage {stage.value!r} ({listed}), got {name!r}{hint}"
+
+    def add(self, system: System) -> None:
+        """Put ``system`` into its stage, at its place; raise ``ScheduleError`` (and add nothing) for a
+        name already scheduled, a custom system without a stage, an ``after``/``before`` name its stage
+        does not know, or a place no order can give."""
+        if any(s.name == system.name for group in self._added.values() for s in group):
             raise ScheduleError(f"a system named {system.name!r} is already scheduled")
-        group = self._stages[system.stage]
-        names = [s.name for s in group]
-        lowest = max((names.index(n) + 1 for n in system.after if n in names), default=0)
-        highest = min((names.index(n) for n in system.before if n in names), default=len(group))
-        if lowest > highest:
+        stage = self.stage_of(system)
+        builtin = system.name in self.frame[stage]
+        if builtin and (system.after or system.before):
+            raise ScheduleError(
+                f"system {system.name!r} is built in: its place is its row of the frame table "
+                "(weft.systems.frame), not `after`/`before`"
+            )
+        problems = self.place_problems(system)
+        if problems:
+            raise ScheduleError("; ".join(f"{key}: {message}" for key, message in problems))
+        added = [*self._added[stage], system]
+        order = self._order(stage, added)
+        if order is None:
             raise ScheduleError(
                 f"system {system.name!r} cannot run after {list(system.after)} "
-                f"and before {list(system.before)} in stage {system.stage.value!r}: "
-                f"the current order is {names}"
+                f"and before {list(system.before)} in stage {stage.value!r}: "
+                f"the current order is {self.names(stage)}"
             )
-        group.insert(highest, system)
+        self._added[stage] = added
+        self._stages[stage] = order
         self._lean = None
+
+    def _order(self, stage: Stage, systems: list[System]) -> list[System] | None:
+        """``systems`` in run order, or None when their places contradict each other.
+
+        Built-ins keep the frame table's order, the systems already placed keep theirs, and each
+        custom system follows its ``after`` and precedes its ``before``. Of the systems free to run
+        next, a built-in goes first (the earliest in the table), then the custom system added first:
+        a custom system runs as late as its ``before`` allows.
+        """
+        table = self.frame[stage]
+        by_name = {s.name: s for s in systems}
+        rank = {
+            s.name: ((0, table.index(s.name)) if s.name in table else (1, k)) for k, s in enumerate(systems)
+        }
+        follows: dict[str, set[str]] = {s.name: set() for s in systems}
+        builtins = [name for name in table if name in by_name]
+        placed = [s.name for s in self._stages[stage] if s.name in by_name]  # adding one moves no other
+        for chain in (builtins, placed):
+            for first, second in itertools.pairwise(chain):
+                follows[second].add(first)
+        for s in systems:
+            if s.name in table:
+                continue
+            follows[s.name].update(name for name in s.after if name in by_name)
+            for name in s.before:
+                if name in by_name:
+                    follows[name].add(s.name)
+        order: list[System] = []
+        done: set[str] = set()
+        while len(order) < len(systems):
+            ready = [name for name in follows if name not in done and follows[name] <= done]
+            if not ready:
+                return None
+            chosen = min(ready, key=rank.__getitem__)
+            done.add(chosen)
+            order.append(by_name[chosen])
+        return order
 
     def remove(self, name: str) -> System:
         """Take the system called ``name`` out of the schedule and return it."""
-        for group in self._stages.values():
+        for stage, group in self._added.items():
             for system in group:
                 if system.name == name:
                     group.remove(system)
+                    self._stages[stage].remove(system)
                     self._lean = None
                     return system
         raise KeyError(name)

@@ -6,7 +6,7 @@ import math
 
 from weft.components import Shake
 from weft.systems import world
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 
@@ -20,8 +20,6 @@ class ShakeSystem(System):
     """
 
     name = "shake"
-    stage = Stage.SUBSTEP
-    before = ("integrate",)
 
     def process(self, step: Step) -> None:
         settings = world.settings()

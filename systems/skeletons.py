@@ -3,8 +3,9 @@
 A character's bones are driven either by particles (a Verlet ragdoll,
 Jakobsen 2001: a particle per joint, a rigid distance per bone, angle
 limits at the joints) or by a looping keyframed clip. Once a frame the
-bones' frames are found and the mesh is skinned (linear blend skinning);
-drawing reads ``SkinnedMesh.positions``.
+bones' frames are found, each turn kept within its joint's range, and the
+mesh is skinned (dual-quaternion or linear blend skinning, as the skeleton
+says); drawing reads ``SkinnedMesh.positions``.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import DistanceMode, ParticleKind, Stores
-from weft.components.skeleton import Bones, skeleton_from_segments
+from weft.components.skeleton import Bones
 from weft.components.skin import SkinnedMesh
-from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
+from weft.components.skinned import DEFAULT_SKINNING, Clip, Ragdoll, SkinLook, Skinned, Skinning
 from weft.systems import world
-from weft.systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
+from weft.systems.kernels.bones import local_from_angles, pose_from_local, pose_from_particles
+from weft.systems.kernels.dual_quaternions import bone_dual_quaternions, skin_vertices_dual_quaternion
 from weft.systems.kernels.joint_limits import limit_joint_angles
 from weft.systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
 from weft.systems.pins import pin
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
+from weft.systems.skeleton_build import skeleton_from_segments
 from weft.systems.skin_mesh import MeshSpec, make_skin, probe_vertices
 from weft.systems.world import by_entity
 
@@ -98,18 +101,20 @@ def build_skeleton(
     look: SkinLook,
     probes: list[int],
     ragdoll: bool,
-    braces: list[tuple[int, int]] = (),
-    joint_radius: float | FloatArray = 6.0,
-    mass: float = 1.0,
-    pinned: list[int] = (),
+    braces: list[tuple[int, int]],
+    joint_radius: float | FloatArray,
+    mass: float,
+    pinned: list[int],
     clip: Clip | None = None,
+    method: Skinning = DEFAULT_SKINNING,
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """A character's ``Skinned`` component and its driver (a ``Ragdoll`` added to the stores, or ``clip``).
 
     ``joints`` ``(j, 2)`` are world positions in the bind pose. Bones are
     reordered parents first; explicit weights and clip angles are given in
-    the order of ``bones`` and reordered with them. Raises ``ValueError``
-    for a mesh or weights the skin cannot use.
+    the order of ``bones`` and reordered with them. The bones' limits bound
+    the turns the skin shows (``Bones.turn_low``, ``turn_high``), for either
+    driver. Raises ``ValueError`` for a mesh or weights the skin cannot use.
     """
     parents = bone_parents(bones)
     order = parents_first(parents)
@@ -119,9 +124,12 @@ def build_skeleton(
     heads = np.array([bone.head for bone in ordered], dtype=np.int64)
     tails = np.array([bone.tail for bone in ordered], dtype=np.int64)
     skeleton = skeleton_from_segments(parent, joints[heads], joints[tails], [bone.name for bone in ordered])
-    skin = make_skin(mesh, skeleton.bind_segments, rank, heads, tails)
+    skin = make_skin(mesh, skeleton.bind_segments, rank, heads, tails, skeleton.parent)
     probed = probe_vertices(skin, joints, probes)
-    skinned = Skinned(name, skeleton, skin, look, heads, tails, probed)
+    skinned = Skinned(name, skeleton, skin, look, heads, tails, probed, method)
+    limits = _limits(ordered, parent, joints)
+    skeleton.turn_low[limits.bones] = limits.turn_low
+    skeleton.turn_high[limits.bones] = limits.turn_high
     if not ragdoll:
         if clip is not None:
             clip = Clip(clip.times, clip.angles[:, order], clip.duration, clip.smooth)
@@ -139,33 +147,46 @@ def build_skeleton(
             int(rows[joint]),
             (float(joints[joint, 0]), float(joints[joint, 1])),
             owner=entity,
-            glide=False,
+            speed=math.inf,
         )
-    limits = _limits(ordered, parent, joints)
     driver = Ragdoll(
         particles=particles,
         constraints=constraints,
         heads=rows[heads],
         tails=rows[tails],
-        a=rows[limits[0]],
-        b=rows[limits[1]],
-        c=rows[limits[2]],
-        low=limits[3],
-        high=limits[4],
+        a=rows[limits.a],
+        b=rows[limits.b],
+        c=rows[limits.c],
+        low=limits.low,
+        high=limits.high,
     )
     return skinned, driver
 
 
-def _limits(
-    bones: list[BoneSpec], parent: list[int], joints: FloatArray
-) -> tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]:
-    """Joint triples ``(a, b, c)`` (joint indices) and absolute angle ranges of the limited bones.
+@dataclass(frozen=True)
+class JointLimits:
+    """The limited bones' joints: triples ``(a, b, c)`` of joint indices, the absolute angle range
+    ``[low, high]`` there (radians, see ``weft.systems.kernels.joint_limits``), and the same range as a
+    turn from the bind angle, ``[turn_low, turn_high]``, for the bones (indices) ``bones``."""
+
+    bones: IntArray
+    a: IntArray
+    b: IntArray
+    c: IntArray
+    low: FloatArray
+    high: FloatArray
+    turn_low: FloatArray
+    turn_high: FloatArray
+
+
+def _limits(bones: list[BoneSpec], parent: list[int], joints: FloatArray) -> JointLimits:
+    """The limits of the bones that have them (bones in parents-first order, joints in bind positions).
 
     The angle is measured at the bone's head from its parent's direction
     (see ``weft.systems.kernels.joint_limits``); the bind angle plus the bone's
     range, kept within [-π, π] (the fold is as far as a range can reach).
     """
-    a, b, c, low, high = [], [], [], [], []
+    limited, a, b, c, low, high, binds = [], [], [], [], [], [], []
     for k, bone in enumerate(bones):
         if parent[k] < 0 or (bone.low is None and bone.high is None):
             continue
@@ -184,13 +205,16 @@ def _limits(
                 f"{math.degrees(bone.low or 0.0):.0f} to {math.degrees(bone.high or 0.0):.0f}: "
                 "past the fold on both ends",
             )
+        limited.append(k)
+        binds.append(bind)
         a.append(before)
         b.append(bone.head)
         c.append(bone.tail)
         low.append(lowest)
         high.append(highest)
-    ints = [np.array(x, dtype=np.int64) for x in (a, b, c)]
-    return ints[0], ints[1], ints[2], np.array(low), np.array(high)
+    ints = [np.array(x, dtype=np.int64) for x in (limited, a, b, c)]
+    low_array, high_array, bind = np.array(low), np.array(high), np.array(binds)
+    return JointLimits(*ints, low_array, high_array, low_array - bind, high_array - bind)
 
 
 def clip_angles(clip: Clip, time: float, out: FloatArray) -> None:
@@ -234,9 +258,7 @@ class JointLimitSystem(System):
     """
 
     name = "joint_limits"
-    stage = Stage.ITERATION
     needs_particles = True
-    after = ("distances", "bounds", "collisions", "box_particles")
 
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)
@@ -260,10 +282,6 @@ class SkinSystem(System):
     """Poses every skeleton (from its particles or its clip) and skins its mesh, once a frame."""
 
     name = "skin"
-    stage = Stage.FRAME_END
-
-    def __init__(self) -> None:
-        self._angles: dict[int, FloatArray] = {}
 
     def process(self, step: Step) -> None:
         characters = by_entity(Skinned)
@@ -272,21 +290,38 @@ class SkinSystem(System):
         stores = world.stores()
         time = step.time + step.dt  # the end of this frame
         for entity, skinned in characters:
-            pose(stores, entity, skinned, time, self._angles)
-            skin(skinned.skeleton, skinned.mesh)
+            pose(stores, entity, skinned, time)
+            skin(skinned.skeleton, skinned.mesh, skinned.method)
 
 
-def pose(stores: Stores, entity: int, skinned: Skinned, time: float, scratch: dict[int, FloatArray]) -> None:
-    """Set the skeleton's pose from its ragdoll's particles or its clip at ``time`` s."""
+def pose(stores: Stores, entity: int, skinned: Skinned, time: float) -> None:
+    """Set the skeleton's pose from its ragdoll's particles or its clip at ``time`` s, every turn
+    within the bone's range.
+
+    A clip's keys are checked against the ranges when the level is read;
+    between keys the eased curve can overshoot them, and is clamped here.
+    """
     skeleton = skinned.skeleton
     if esper.has_component(entity, Ragdoll):
         doll = esper.component_for_entity(entity, Ragdoll)
-        bone_frames_from_particles(stores.particles.pos, doll.heads, doll.tails, skeleton.pose)
+        pose_from_particles(
+            skeleton.parent,
+            stores.particles.pos,
+            doll.heads,
+            doll.tails,
+            skeleton.bind,
+            skeleton.bind_local,
+            skeleton.turn_low,
+            skeleton.turn_high,
+            skeleton.turns,
+            skeleton.local,
+            skeleton.pose,
+        )
     elif esper.has_component(entity, Clip):
         clip = esper.component_for_entity(entity, Clip)
-        angles = scratch.setdefault(entity, np.zeros(skeleton.count))
-        clip_angles(clip, time, angles)
-        local_from_angles(skeleton.bind_local, angles, skeleton.local)
+        clip_angles(clip, time, skeleton.turns)
+        np.clip(skeleton.turns, skeleton.turn_low, skeleton.turn_high, out=skeleton.turns)
+        local_from_angles(skeleton.bind_local, skeleton.turns, skeleton.local)
         pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
 
 
@@ -300,9 +335,25 @@ def joint_positions(skinned: Skinned) -> FloatArray:
     return out
 
 
-def skin(skeleton: Bones, mesh: SkinnedMesh) -> None:
-    """Skin ``mesh`` in the skeleton's current pose (positions and outline normals)."""
+def skin(skeleton: Bones, mesh: SkinnedMesh, method: Skinning = DEFAULT_SKINNING) -> None:
+    """Skin ``mesh`` in the skeleton's current pose (positions and outline normals) by ``method``.
+
+    The bones' matrices and dual quaternions are both kept current, whichever
+    method skins: the debug view draws where each would put a vertex.
+    """
     skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
+    bone_dual_quaternions(skeleton.parent, skeleton.skinning, skeleton.skin_angles, skeleton.skin_rotors)
+    if method == Skinning.DUAL_QUATERNION:
+        skin_vertices_dual_quaternion(
+            mesh.bind_positions,
+            mesh.bind_normals,
+            mesh.bone_indices,
+            mesh.weights,
+            skeleton.skin_rotors,
+            mesh.positions,
+            mesh.normals,
+        )
+        return
     skin_vertices_and_normals(
         mesh.bind_positions,
         mesh.bind_normals,

@@ -1,8 +1,7 @@
 """A character's skin: the mesh (a grid cut by the texture, or given), its weights and its probes.
 
-Automatic weights follow the distance to each bone, leave out bones a
-vertex cannot see through the picture, and keep only bones that meet the
-vertex's main bone at a joint (see ``make_skin``).
+Automatic weights are bone heat over the mesh (see ``make_skin``): smooth
+from vertex to vertex, and spread only where the mesh is whole.
 """
 
 from __future__ import annotations
@@ -12,24 +11,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from weft.components.skin import SkinnedMesh, make_skinned_mesh
-from weft.systems.kernels.bone_weights import automatic_weights
+from weft.components.skin import SkinnedMesh
+from weft.systems.kernels.bone_weights import automatic_weights, nearest_visible_bones
+from weft.systems.skin_build import make_skinned_mesh
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 OPAQUE = 0.1
-"""Alpha above which a texture pixel is part of the skin (for cutting the grid and for visibility)."""
-
-UNCHECKED_TEXELS = 8.0
-"""Texels of a vertex's way to a bone that visibility does not check (a grid vertex may lie up to a
-cell outside the drawn shape; 8 texels is a cell of the shipped grids, or two)."""
-
-VISIBILITY_BLOCK = 1024
-"""Vertices whose visibility is worked out at once (48 samples × bones each)."""
-
-LEAST_WEIGHT = 0.02
-"""Automatic weights below this are dropped (the rest rescaled): a bone that far off only blurs."""
+"""Alpha above which a texture pixel is part of the skin: a grid cell with none is left out."""
 
 PROBES_PER_JOINT = 4
 """Vertices the debug view marks around each probed joint."""
@@ -93,61 +83,23 @@ def _opaque_cells(alpha: FloatArray, rows: int, cols: int) -> npt.NDArray[np.boo
     return keep
 
 
-def hidden_bones(
-    vertices: FloatArray, segments: FloatArray, alpha: FloatArray, rect: tuple[float, float, float, float]
-) -> npt.NDArray[np.bool_]:
-    """``(v, b)``: whether the way from a vertex to the nearest point of a bone crosses clear texture.
-
-    A forearm's vertices do not see the torso across the gap between
-    them, so the torso gets no say in how they move; a shoulder's see
-    both. The first ``UNCHECKED_TEXELS`` of the way are not checked: a grid
-    vertex may stand just outside the drawn shape. Vertices are taken a
-    block at a time, so memory stays bounded for fine grids.
-    """
-    hidden = np.zeros((len(vertices), len(segments)), dtype=bool)
-    for start in range(0, len(vertices), VISIBILITY_BLOCK):
-        block = slice(start, start + VISIBILITY_BLOCK)
-        hidden[block] = _hidden_block(vertices[block], segments, alpha, rect)
-    return hidden
-
-
-def _hidden_block(
-    vertices: FloatArray, segments: FloatArray, alpha: FloatArray, rect: tuple[float, float, float, float]
-) -> npt.NDArray[np.bool_]:
-    """``hidden_bones`` for one block of vertices: 48 samples along each way, read from the alpha."""
-    left, bottom, right, top = rect
-    height, width = alpha.shape
-    heads, tails = segments[:, 0], segments[:, 1]
-    along = tails - heads
-    length2 = np.maximum(np.einsum("bi,bi->b", along, along), 1e-12)
-    t = np.clip(np.einsum("vbi,bi->vb", vertices[:, None, :] - heads[None], along) / length2, 0.0, 1.0)
-    nearest = heads[None] + t[..., None] * along[None]  # (v, b, 2)
-    samples = np.linspace(0.0, 1.0, 48)[None, None, :, None]
-    points = vertices[:, None, None, :] + samples * (nearest - vertices[:, None, :])[:, :, None, :]
-    u = (points[..., 0] - left) / (right - left)
-    v = (top - points[..., 1]) / (top - bottom)
-    inside = (u >= 0.0) & (u <= 1.0) & (v >= 0.0) & (v <= 1.0)  # the rect's own edges count as inside
-    col = np.clip((u * width).astype(np.int64), 0, width - 1)
-    row = np.clip((v * height).astype(np.int64), 0, height - 1)
-    clear = ~inside | (alpha[row, col] <= OPAQUE)
-    unchecked = max((right - left) / width, (top - bottom) / height) * UNCHECKED_TEXELS
-    way = np.hypot(*(nearest - vertices[:, None, :]).transpose(2, 0, 1))
-    near_vertex = samples[..., 0] * way[..., None] < unchecked
-    return (clear & ~near_vertex).any(axis=2)
-
-
 def make_skin(
-    mesh: MeshSpec, segments: FloatArray, rank: dict[int, int], heads: IntArray, tails: IntArray
+    mesh: MeshSpec,
+    segments: FloatArray,
+    rank: dict[int, int],
+    heads: IntArray,
+    tails: IntArray,
+    parent: IntArray,
 ) -> SkinnedMesh:
-    """The ``SkinnedMesh``: the grid or explicit mesh, with given or automatic weights.
+    """The ``SkinnedMesh``: the grid or explicit mesh, with given or automatic weights, its triangles in
+    drawing order (``layered``; ``parent`` ``(b,)`` is the bones' hierarchy, parents first).
 
-    Automatic weights keep, for each vertex, only its main bone and bones
-    that meet it at a joint, and nothing below ``LEAST_WEIGHT`` (so a
-    vertex well inside a limb follows its bone alone): a hand drawn next to
-    a thigh follows the forearm, not the leg. A grid also loses every
-    triangle joining vertices whose main bones do not meet: the cells that
-    bridge the gap between a hand and a thigh, or an arm and the torso,
-    would otherwise sew them together.
+    A grid first loses every triangle joining vertices whose own bones (the
+    nearest each sees through the mesh) do not meet at a joint: the cells
+    that bridge the gap between a hand and a thigh, or an arm and the torso,
+    would otherwise sew them together. Automatic weights (bone heat, see
+    ``weft.systems.kernels.bone_weights``) are then made on what is left, so
+    heat never crosses such a gap.
     """
     if mesh.vertices is None:
         vertices, triangles, uvs = grid_mesh(mesh)
@@ -161,21 +113,42 @@ def make_skin(
             indices[v, : len(names)] = [rank[k] for k in names]
             weights[v, : len(values)] = values
     else:
-        hidden = None
-        if mesh.alpha is not None and mesh.vertices is None:
-            hidden = hidden_bones(vertices, segments, mesh.alpha, mesh.rect)
-        indices, weights = automatic_weights(vertices, segments, smoothing=mesh.smoothing, hidden=hidden)
-        touch = _touching(heads, tails)
-        main = indices[np.arange(len(indices)), np.argmax(weights, axis=1)]
-        strangers = ~touch[main[:, None], indices]  # bones that do not meet the main one at a joint
-        weights = np.where((weights < LEAST_WEIGHT) | strangers, 0.0, weights)
-        weights /= weights.sum(axis=1, keepdims=True)
         if mesh.vertices is None:
-            triangles = triangles[_joined(main[triangles], touch)]
-            vertices, triangles, uvs, indices, weights = _compact(vertices, triangles, uvs, indices, weights)
-    return make_skinned_mesh(
+            own, _ = nearest_visible_bones(vertices, triangles, segments)
+            triangles = triangles[_joined(own[triangles], _touching(heads, tails))]
+            vertices, triangles, uvs = _compact(vertices, triangles, uvs)
+        indices, weights = automatic_weights(vertices, triangles, segments, smoothing=mesh.smoothing)
+    skin = make_skinned_mesh(
         vertices, triangles, uvs, indices, weights, len(segments), normalise=mesh.normalise
     )
+    skin.triangles = skin.triangles[layered(skin.triangles, skin.bone_indices, skin.weights, parent)]
+    return skin
+
+
+def layered(
+    triangles: npt.NDArray[np.int32],
+    indices: npt.NDArray[np.int32],
+    weights: FloatArray,
+    parent: IntArray,
+) -> IntArray:
+    """The order to draw ``triangles`` in: by the depth in the hierarchy of the bone they follow most
+    (the heaviest over their three vertices), roots first, then by that bone's index, then as listed.
+
+    The mesh is drawn in one call without a depth test, so where two parts
+    of it overlap (an arm across the chest, a leg across the other) the one
+    drawn later covers the other. In the order the grid lists them, the two
+    parts' triangles alternate row by row and the overlap is a shredded mix
+    of both. Deeper bones last: a limb lies on the body it hangs from, a
+    forearm on its upper arm.
+    """
+    depth = np.zeros(len(parent), dtype=np.int64)
+    for k, up in enumerate(parent):  # parents first, so a parent's depth is known
+        depth[k] = depth[up] + 1 if up >= 0 else 0
+    share = np.zeros((len(triangles), len(parent)))
+    corners = np.repeat(np.arange(len(triangles)), 3 * indices.shape[1])
+    np.add.at(share, (corners, indices[triangles].ravel()), weights[triangles].ravel())
+    main = np.argmax(share, axis=1)  # ties: the lower bone index
+    return np.lexsort((np.arange(len(triangles)), main, depth[main]))
 
 
 def _touching(heads: IntArray, tails: IntArray) -> npt.NDArray[np.bool_]:
@@ -190,15 +163,11 @@ def _joined(bones: IntArray, touch: npt.NDArray[np.bool_]) -> npt.NDArray[np.boo
 
 
 def _compact(
-    vertices: FloatArray,
-    triangles: IntArray,
-    uvs: FloatArray,
-    indices: npt.NDArray[np.int32],
-    weights: FloatArray,
-) -> tuple[FloatArray, IntArray, FloatArray, npt.NDArray[np.int32], FloatArray]:
+    vertices: FloatArray, triangles: IntArray, uvs: FloatArray
+) -> tuple[FloatArray, IntArray, FloatArray]:
     """The mesh without the vertices no triangle uses any more."""
     used, compact = np.unique(triangles, return_inverse=True)
-    return vertices[used], compact.reshape(-1, 3), uvs[used], indices[used], weights[used]
+    return vertices[used], compact.reshape(-1, 3), uvs[used]
 
 
 def probe_vertices(skin: SkinnedMesh, joints: FloatArray, probes: list[int]) -> IntArray:

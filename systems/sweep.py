@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from weft.systems import world
 from weft.systems.kernels.sweep import sweep_fast_circles
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 class SweepSystem(System):
     """Stops every circle that moved more than its radius this substep at its first touch."""
 
     name = "sweep"
-    stage = Stage.SUBSTEP
     needs_particles = True
-    after = ("broadphase",)
 
     def process(self, step: Step) -> None:
         stores = world.stores()

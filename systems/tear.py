@@ -5,7 +5,7 @@ from __future__ import annotations
 from weft.components import Stores
 from weft.systems import world
 from weft.systems.kernels.tear import kill_orphans, tear_overstretched
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 def kill_dependents(stores: Stores) -> None:
@@ -19,7 +19,6 @@ class TearSystem(System):
     """Breaks every thread stretched past its tear ratio, then the threads leaning on it."""
 
     name = "tear"
-    stage = Stage.SUBSTEP_END
     needs_particles = True
 
     def process(self, step: Step) -> None:

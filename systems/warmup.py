@@ -4,7 +4,10 @@ numba compiles (or loads from its cache) a kernel on its first call: about
 a quarter of a second for the set, which would land in the first frame's
 physics time and make the first cut of a session stutter. Calling each
 kernel once on tiny arrays of the dtypes the systems pass moves that cost
-to start-up.
+to start-up, once the cache holds them all (``weft warmup`` marked it,
+``READY_MARK``). Before that, loading would be compiling (5 s here), most
+of it for kinds of bodies a level may not have: the first frame then
+compiles what the level needs, and no more.
 """
 
 from __future__ import annotations
@@ -13,22 +16,27 @@ import functools
 
 import numpy as np
 
+from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
-from weft.systems.kernels.collide import collide_pairs
+from weft.systems.kernels.cells import weave_cells
+from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
-from weft.systems.kernels.fields import blast, push_radially
+from weft.systems.kernels.force_fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, find_pairs
 from weft.systems.kernels.measure import deepest_overlap, longest_move
 from weft.systems.kernels.pins import place_pins
-from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
+from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, set_spin
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
-from weft.systems.kernels.tear import cut_crossing, kill_orphans, tear_overstretched
+from weft.systems.kernels.tear import kill_orphans, sweep_cut, tear_overstretched
 from weft.systems.kernels.verlet import integrate
 
 
 @functools.cache
 def warm_kernels() -> None:
-    """Call every kernel once (the first call per process does the work; later calls return at once)."""
+    """Call every kernel once when they are all cached (the first call per process does the work;
+    later calls return at once)."""
+    if not READY_MARK.exists():
+        return
     pos = np.array([[0.0, 0.0], [10.0, 0.0]])
     prev = pos.copy()
     inv_mass = np.ones(2)
@@ -40,11 +48,16 @@ def warm_kernels() -> None:
     place_pins(
         pos,
         prev,
+        np.ones(2),
         np.array([0], dtype=np.int64),
         pos[:1].copy(),
         pos[:1].copy(),
-        np.ones(1, np.bool_),
-        5.0,
+        np.full(1, 300.0),
+        1.0 / 60.0,
+        0.0,
+        0.0,
+        100.0,
+        100.0,
         True,
         0.0,
         1.0,
@@ -60,7 +73,10 @@ def warm_kernels() -> None:
     )
     tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
     kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
-    cut_crossing(pos, i, j, alive, 5.0, -1.0, 5.0, 1.0)
+    sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
+    square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    cell = np.array([[0, 1, 2, 3]], dtype=np.int64)
+    weave_cells(square, cell, np.zeros((1, 4), np.int64), alive, np.zeros((2, 3), np.int64), np.zeros(1))
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)
@@ -97,9 +113,9 @@ def warm_kernels() -> None:
     ring = np.arange(4, dtype=np.int64)
     one = np.ones(4)
     relax_ring(ring_pos, one, ring, 14.0, 400.0, 0.2, 0.3)
-    press_out(ring_pos, one, ring, 0.0, 20.0, 15.0, 1.0)
+    press_out(ring_pos, ring_prev, one, ring, 0.0, 20.0, 0.0, 0.0, 15.0, 1.0, 1.0)
     hold_perimeter(ring_pos, one, ring, 50.0)
-    turn_about(ring_pos, ring_prev, ring, 0.0, 0.0, 0.01)
+    set_spin(ring_pos, ring_prev, ring, 0.01)
     leg = np.array([0], dtype=np.int64)
     place_legs(
         ring_pos,

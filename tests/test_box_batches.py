@@ -11,12 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.worlds import simulate
 
+from weft.systems.kernels import jit
 from weft.systems.kernels.box_batches import (
     LANES,
     PARTS,
     SEAM,
     SPLIT_FROM,
     group_manifolds,
+    median,
     pack_batches,
     split_sides,
 )
@@ -133,6 +135,14 @@ def test_a_large_pyramid_gives_the_same_state_on_one_thread_as_on_two() -> None:
     assert run_pyramid(1) == run_pyramid(2)
 
 
+def test_a_large_pyramid_gives_the_same_state_with_the_kernels_one_thread_twins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threaded = run_pyramid(1)
+    monkeypatch.setattr(jit, "THREADED_FROM", 10**9)  # every scene small: the twins run it
+    assert run_pyramid(1) == threaded
+
+
 TUMBLING = """
     [world.rigid]
     sleeping = false
@@ -173,3 +183,10 @@ def test_a_kept_packing_steps_the_very_same_as_a_fresh_one() -> None:
     # manifolds come and go and change their points: the packing is made again in some frames and
     # kept in others (below SPLIT_FROM nothing hangs on positions, so they must agree to the bit)
     assert states(TUMBLING, keep_plan=True) == states(TUMBLING, keep_plan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-20, 20), min_size=1, max_size=60))
+def test_the_sides_split_at_the_median_as_numpy_finds_it(values: list[int]) -> None:
+    xs = np.array(values, dtype=np.float64) * 0.37  # few distinct values: many ties
+    assert median(xs.copy()) == np.median(xs)

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from support.pictures import LUMA, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.systems.draw.boxes import DEPTH_COLORS
 
 FloatArray = npt.NDArray[np.float64]

@@ -22,7 +22,7 @@ from PIL import Image
 from support.worlds import simulate
 
 from weft.components import ParticleKind
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.offscreen import Offscreen
 from weft.game.overlays import WALL_THICKNESS, wall_color
 from weft.game.session import Session

@@ -24,7 +24,7 @@ from support.pictures import CLOSE, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
 from weft.components import SoftBody
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.offscreen import Offscreen
 from weft.game.session import Session
 from weft.game.simulation import Simulation
@@ -216,9 +216,9 @@ def test_a_pressed_creature_squeezes_its_eyes_shut_and_cries_until_let_go(
     calm, calm_tears = face()
     assert not body.pressed and calm_tears == 0
 
-    # the press tool's finger (100 px) comes down on the top of the head and sinks in 30 px
+    # the press tool's finger comes down on the top of the head and sinks in 30 px
     top = sim.stores.particles.pos[body.ring[body.head]]
-    finger = (float(top[0]), float(top[1] + body.bead + 100.0 - 30.0))
+    finger = (float(top[0]), float(top[1] + body.bead - 30.0))
     session.queue({"type": "mouse_press", "x": finger[0], "y": finger[1], "button": "left"})
     session.run(8)
     assert body.pressed
@@ -259,3 +259,45 @@ def test_any_number_of_creatures_takes_the_same_three_draw_calls(sessions: Opene
         calls = draw_calls(pictures, "creatures")
         counts.append((sum(isinstance(body, SoftBody) for _, body in session.sim.bodies()), calls))
     assert counts == [(1, 3), (3, 3)]
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [(300, {"type": "mouse_press", "x": 640.0, "y": 10.0, "button": "left"})],  # down to the floor
+        [(300 + f, {"type": "key_press", "key": "ENTER"}) for f in (0, 1, 3, 4, 6, 7, 9, 10, 11)],
+    ],
+    ids=["pressed-to-the-floor", "mashed-enter"],
+)
+def test_a_body_squashed_as_far_as_a_player_can_is_drawn_inside_its_outline(events) -> None:
+    from support.worlds import inside
+
+    from weft.systems.draw.creatures import body_frames, body_parts, build_layout
+    from weft.systems.draw.faces import WHITE, face_rows
+
+    session = Session(Simulation.load(CREATURE))
+    body = creature(session.sim, "mochi")
+    layout = build_layout([body])
+    look = body.look
+    colors = np.array([[look.outline, look.body, look.shade, look.cheeks, WHITE, TEAR]], dtype=np.float64)
+    script = dict(events)
+    for frame in range(420):
+        if frame in script:
+            session.queue(script[frame])
+        session.advance()
+        if frame < 300:
+            continue
+        pos = session.sim.stores.particles.pos
+        fill, _ = body_parts(pos[body.ring][None], layout.bead, layout.size, colors[:, :3])
+        fans = fill[0, :, :2].reshape(2, -1, 2)  # shade and lit: each its centre, then its outline
+        for fan in fans:
+            offsets = fan[1:] - fan[0]
+            following = np.roll(offsets, -1, axis=0)
+            turned = offsets[:, 0] * following[:, 1] - offsets[:, 1] * following[:, 0] <= 0.0
+            # a fan triangle turned over paints outside the outline: wedges above a dented head
+            assert not turned.any(), f"frame {frame}: {turned.sum()} fill triangles turned over"
+        rows = face_rows(body_frames(pos, layout), colors[:, [0, 3, 4, 5]], np.array([body.pressed]))[0]
+        shown = rows[rows[:, 10] > 0.0]
+        ends = np.concatenate([shown[:, 0:2], shown[:, 2:4]]).astype(np.float64)
+        assert inside(fans[0, 1:], ends).all(), f"frame {frame}: the face pokes out of the body"
+    session.sim.close()

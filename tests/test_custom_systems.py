@@ -17,6 +17,7 @@ from support.plugins import EXAMPLE, example_entry_points, fake_install, write_m
 from weft.game.level import LevelError, load_level
 from weft.game.simulation import Simulation
 from weft.systems import registry
+from weft.systems.frame import FRAME_NAMES
 from weft.systems.registry import RegistryError, SystemParams, register
 from weft.systems.schedule import Stage, Step, System
 
@@ -262,9 +263,9 @@ def test_the_example_runs_as_an_installed_plugin_and_is_listed(tmp_path: Path) -
     listed = run_game("systems", path=(site, EXAMPLE))
     assert listed.returncode == 0, listed.stderr
     text = listed.stdout
-    assert (
-        "  integrate      substep" in text and "  fields         substep      after integrate, pins" in text
-    )
+    substep = text.split("  substep: ", 1)[1].split("\n\n", 1)[0]  # the built-ins of one stage, in order
+    assert [line.split()[0] for line in substep.splitlines()[1:]] == list(FRAME_NAMES[Stage.SUBSTEP])
+    assert "    integrate        Moves every free particle by its Verlet velocity" in text
     assert "gravity_wells  (stage substep; after integrate; before broadphase; entry point " in text
     assert "of weft-gravity-wells" in text
     assert "strength  float              = 2000.0            Pull within the core, px/s²." in text

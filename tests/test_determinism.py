@@ -6,44 +6,12 @@ import json
 from pathlib import Path
 
 from support.cli import run_game
+from support.golden import SCRIPT
 
 from weft.game.events import save_script
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import DEFAULT_LEVEL
-
-SCRIPT = [
-    {"frame": 5, "type": "key_press", "key": "W"},
-    {"frame": 10, "type": "mouse_press", "x": 640.0, "y": 300.0, "button": "left"},
-    *(
-        {
-            "frame": 10 + k,
-            "type": "mouse_drag",
-            "x": 640.0 + 9 * k,
-            "y": 300.0 - 14 * k,
-            "dx": 9.0,
-            "dy": -14.0,
-            "buttons": ["left"],
-        }
-        for k in range(1, 30)
-    ),
-    {"frame": 40, "type": "mouse_release", "x": 901.0, "y": -106.0, "button": "left"},
-    {"frame": 50, "type": "mouse_press", "x": 200.0, "y": 500.0, "button": "right"},
-    *(
-        {
-            "frame": 50 + k,
-            "type": "mouse_drag",
-            "x": 200.0 + 40 * k,
-            "y": 500.0,
-            "dx": 40.0,
-            "dy": 0.0,
-            "buttons": ["right"],
-        }
-        for k in range(1, 20)
-    ),
-    {"frame": 75, "type": "set", "key": "world.iterations", "value": 8},
-    {"frame": 80, "type": "tool", "name": "cut"},
-]
 
 
 def run_script(script: list[dict]) -> Session:

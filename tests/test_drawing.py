@@ -19,9 +19,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from PIL import Image
+from support.pictures import Picture, near
 
 from weft.game.filmstrip import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.offscreen import Offscreen
 from weft.game.session import Session
 from weft.game.simulation import Simulation
@@ -36,14 +37,10 @@ CLOSE = 45.0
 
 
 def _pixels_at(
-    image: Image.Image, sim: Simulation, points: npt.NDArray[np.float64]
+    image: Image.Image, pictures: Offscreen, points: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.float64]:
-    """RGB ``(n, 3)`` of the picture at world points ``(n, 2)`` (window == level bounds, y up)."""
-    left, _bottom, _right, top = sim.settings.bounds
-    pixels = np.asarray(image, dtype=np.float64)
-    cols = np.clip(np.round(points[:, 0] - left).astype(int), 0, pixels.shape[1] - 1)
-    rows = np.clip(np.round(top - points[:, 1]).astype(int), 0, pixels.shape[0] - 1)
-    return pixels[rows, cols, :3]
+    """RGB ``(n, 3)`` of the picture at world points ``(n, 2)``, through the view's fit."""
+    return Picture(image, pictures).at(points)
 
 
 def _inner_grid(positions: npt.NDArray[np.float64], shrink: float, n: int = 40) -> npt.NDArray[np.float64]:
@@ -108,7 +105,7 @@ def test_default_sheet_shows_its_pattern_colours_over_most_of_its_area(session: 
     image = pictures.capture()
     assert image.size == (1280, 720) and image.mode == "RGB"
 
-    colors = _pixels_at(image, sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
+    colors = _pixels_at(image, pictures, _inner_grid(sim.positions("sheet"), shrink=0.08))
     palette = [rgba(c) for c in sim.level.model.cloth[0].colors]
     background = rgba(sim.level.model.world.background)
     on_pattern = _near_pattern(colors, palette) & ~_near(colors, background)
@@ -127,11 +124,11 @@ def test_cut_lets_the_background_show_through_along_the_cut(session: Session) ->
     x_low, x_high = sheet[:, 0].min(), sheet[:, 0].max()
     line = np.column_stack([np.linspace(x_low + 40, x_high - 40, 200), np.full(200, y_cut - 30.0)])
     background = rgba(sim.level.model.world.background)
-    before = _near(_pixels_at(pictures.capture(), sim, line), background).mean()
+    before = _near(_pixels_at(pictures.capture(), pictures, line), background).mean()
 
     _cut_across(session, y_cut, x_low - 40.0, x_high + 40.0)
     session.run(30)  # the lower part falls away from the cut
-    after = _near(_pixels_at(pictures.capture(), sim, line), background).mean()
+    after = _near(_pixels_at(pictures.capture(), pictures, line), background).mean()
 
     assert before < 0.05, "the sheet should cover the line before the cut"
     assert after > 0.7, f"only {after:.0%} of the line below the cut shows the background"
@@ -145,7 +142,7 @@ def test_look_changes_at_run_time_are_drawn(session: Session) -> None:
     session.queue({"type": "set", "key": "cloth.0.colors", "value": [teal, sand]})
     session.queue({"type": "set", "key": "cloth.0.pattern", "value": "checker"})
     session.advance()
-    colors = _pixels_at(pictures.capture(), sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
+    colors = _pixels_at(pictures.capture(), pictures, _inner_grid(sim.positions("sheet"), shrink=0.08))
     assert _near_pattern(colors, [rgba(teal), rgba(sand)]).mean() > 0.85
     assert _near(colors, rgba(teal)).mean() > 0.2 and _near(colors, rgba(sand)).mean() > 0.2
 
@@ -160,7 +157,7 @@ def test_reset_rebuilds_the_schedule_and_the_sheet_is_still_drawn(session: Sessi
     assert "cloth_mesh" not in sim.schedule.names(Stage.DRAW), "a reset builds a schedule without drawing"
     image = pictures.capture()
     assert sim.schedule.get("cloth_mesh") is pictures.renderer.bodies.systems[0]
-    colors = _pixels_at(image, sim, _inner_grid(sim.positions("sheet"), shrink=0.08))
+    colors = _pixels_at(image, pictures, _inner_grid(sim.positions("sheet"), shrink=0.08))
     palette = [rgba(c) for c in sim.level.model.cloth[0].colors]
     assert _near_pattern(colors, palette).mean() > 0.85, "the rebuilt sheet must be drawn whole, uncut"
 
@@ -182,8 +179,9 @@ def test_debug_view_colours_threads_and_draws_pins(session: Session) -> None:
     stores = session.sim.stores
     anchors = stores.pins.anchor[: stores.pins.count]
     ring = np.array([255, 89, 217], dtype=np.float64)
-    for x, y in anchors:
-        around = debug[720 - int(y) - 8 : 720 - int(y) + 9, int(x) - 8 : int(x) + 9].reshape(-1, 3)
+    for (x, y), (col, row) in zip(anchors, pictures.renderer.to_window(anchors), strict=True):
+        row = 720 - int(row)
+        around = debug[row - 8 : row + 9, int(col) - 8 : int(col) + 9].reshape(-1, 3)
         assert (np.linalg.norm(around - ring, axis=1) < CLOSE).any(), f"no pin ring at ({x}, {y})"
 
 
@@ -254,3 +252,25 @@ def test_two_picture_makers_can_take_turns_on_one_session(session: Session) -> N
     first, second = Offscreen(session), Offscreen(session)
     pictures = [np.asarray(maker.capture()) for maker in (first, second, first)]
     assert np.array_equal(pictures[0], pictures[1]) and np.array_equal(pictures[1], pictures[2])
+
+
+def test_a_piece_lying_flat_on_the_floor_is_drawn_above_the_windows_edge(session: Session) -> None:
+    sim = session.sim
+    pictures = Offscreen(session)
+    session.run(10)
+    _cut_across(session, 600.0, 60.0, 1220.0)  # below the pins: everything under falls
+    session.run(400)
+    points = sim.positions("sheet")
+    flat = points[
+        points[:, 1] < 2.0
+    ]  # the piece: on the floor, one line of points (y = 1, half the thickness)
+    assert len(flat) > 1000 and np.ptp(flat[:, 1]) < 1e-6
+    picture = Picture(pictures.capture(), pictures)
+    background = rgba(sim.level.model.world.background)
+    colors = picture.at(flat)
+    # drawn (its triangles have no area: the edge-on strokes draw it), neither the background nor the floor
+    floor = picture.at(flat - (0.0, 14.0))
+    assert not near(floor, background, 12.0).any()  # there is a floor under it to lie on
+    shown = ~near(colors, background, 12.0) & (np.linalg.norm(colors - floor, axis=1) > 12.0)
+    assert shown.mean() > 0.9, f"only {shown.mean():.0%} of the piece on the floor shows"
+    assert (pictures.renderer.to_window(flat)[:, 1] > 20.0).all()  # above the window's edge and the hint

@@ -386,6 +386,9 @@ BEYOND_JSON_SCHEMA = {
     "one anchor per pinned point": r"expected one \[x, y\] per point",
     "pinned points lie on the sheet": r"expected a \[column, row\] inside the",
     "a sheet has two points or more": "expected at least 2 points in all",
+    "a sheet and its pins' anchors lie inside the world's bounds": (
+        r"expected (a top-left point|a sheet|an anchor) inside the world's bounds"
+    ),
     "one angle, size, velocity and spin per box position": "expected one per position",
     'layout "list" has positions': r'expected at least one \[x, y\] for layout "list"',
     "a pyramid holds at most MAX_BOXES boxes": "expected a pyramid of at most",

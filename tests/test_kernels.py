@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from weft.systems.kernels import KEPT_CACHES, cache_folder
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
-from weft.systems.kernels.tear import cut_crossing, kill_orphans
+from weft.systems.kernels.tear import kill_orphans, sweep_cut
 
 
 def random_mesh(seed: int, n: int = 60, m: int = 150):
@@ -106,8 +106,40 @@ def test_cut_kills_exactly_the_threads_the_stroke_crosses() -> None:
     i = np.array([0, 2, 4], np.uint32)
     j = np.array([1, 3, 5], np.uint32)
     alive = np.ones(3, bool)
-    assert cut_crossing(pos, i, j, alive, -1.0, 5.0, 10.0, 5.0) == 2
+    assert sweep_cut(pos, pos, i, j, alive, -1.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 2
     assert alive.tolist() == [False, False, True]
+
+
+def test_cut_touching_a_thread_at_either_end_counts() -> None:
+    pos = np.array([[0.0, 0.0], [0.0, 10.0], [5.0, 0.0], [5.0, 10.0]])
+    i = np.array([0, 2], np.uint32)
+    j = np.array([1, 3], np.uint32)
+    alive = np.ones(2, bool)
+    # from the first thread's middle to the second's top end
+    assert sweep_cut(pos, pos, i, j, alive, 0.0, 5.0, 5.0, 10.0, 0.0, 1.0) == 2
+
+
+def blade_along_y5_cuts(then: list[list[float]], now: list[list[float]]) -> bool:
+    """Whether a blade run along y = 5 from x = 0 to 10 cuts the one thread whose ends move from
+    ``then`` to ``now`` meanwhile."""
+    i, j = np.array([0], np.uint32), np.array([1], np.uint32)
+    return (
+        sweep_cut(np.array(then), np.array(now), i, j, np.ones(1, bool), 0.0, 5.0, 10.0, 5.0, 0.0, 1.0) == 1
+    )
+
+
+def test_cut_sweeps_a_thread_that_moves_across_the_blades_path() -> None:
+    # a vertical thread slides from x = 20 to x = -10: the tip meets it halfway
+    assert blade_along_y5_cuts([[20.0, 0.0], [20.0, 10.0]], [[-10.0, 0.0], [-10.0, 10.0]])
+    # against the cloth as it is now alone, the thread lies left of the segment: missed
+    assert not blade_along_y5_cuts([[-10.0, 0.0], [-10.0, 10.0]], [[-10.0, 0.0], [-10.0, 10.0]])
+
+
+def test_cut_sees_the_cloth_as_it_was_when_the_blade_was_there() -> None:
+    # a thread under the segment's start at first, that then drops away below the blade's end:
+    # the tip was at x = 0 when the thread was there, so it is cut, though now it lies elsewhere
+    assert blade_along_y5_cuts([[0.0, 0.0], [0.0, 10.0]], [[10.0, -20.0], [10.0, -10.0]])
+    assert not blade_along_y5_cuts([[10.0, -20.0], [10.0, -10.0]], [[10.0, -20.0], [10.0, -10.0]])
 
 
 def test_orphans_die_with_any_parent() -> None:
@@ -231,9 +263,40 @@ def test_the_kernels_copies_of_enum_values_and_sizes_match_their_homes() -> None
     # kernels import only numpy, numba and math, so they copy a few values from components/: each
     # copy is tied to its home here, where a change to one without the other fails
     from weft.components import ParticleKind, rigid, skin
-    from weft.systems.kernels import bone_weights, bounds, box_contacts, grid, sweep
+    from weft.systems.kernels import bone_weights, bounds, box_contact_solver, box_contacts, grid, sweep
 
     assert grid.CIRCLE == bounds.CIRCLE == sweep.CIRCLE == ParticleKind.CIRCLE
     assert grid.RING == ParticleKind.RING
     assert box_contacts.PLANES == rigid.PLANES
+    assert box_contact_solver.WORLD_ITERATIONS == rigid.WORLD_ITERATIONS
     assert bone_weights.MAX_INFLUENCES == skin.MAX_INFLUENCES
+
+
+def test_only_kernels_with_threads_call_kernels_with_threads_and_their_twins_call_twins() -> None:
+    # the one-thread twin of a kernel is its code with each callee with threads swapped for that
+    # callee's twin: a kernel without threads calling one with would pull threads into the twins
+    import importlib
+    import pkgutil
+
+    import numba
+
+    import weft.systems.kernels as kernels
+    from weft.systems.kernels.jit import has_threads, one_thread
+
+    threaded = []
+    for module in pkgutil.iter_modules(kernels.__path__):
+        found = importlib.import_module(f"weft.systems.kernels.{module.name}")
+        for value in vars(found).values():
+            if isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == found.__name__:
+                func = value.py_func
+                callees = [func.__globals__.get(name) for name in func.__code__.co_names]
+                if not has_threads(value):
+                    assert not any(has_threads(c) for c in callees), (
+                        f"{func.__name__} calls a kernel with threads"
+                    )
+                    continue
+                threaded.append(func.__name__)
+                twin = one_thread(value).py_func
+                assert not any(has_threads(twin.__globals__.get(name)) for name in twin.__code__.co_names)
+                assert kernels.CACHE_DIR in Path(one_thread(value)._cache._cache_path).parents
+    assert {"step_boxes", "solve_boxes", "solve_pass", "box_pairs"} <= set(threaded)

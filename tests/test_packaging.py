@@ -104,6 +104,8 @@ def test_schema_refuses_to_write_into_an_installed_copy_and_writes_into_out(
     assert main(["schema", "--out", str(tmp_path)]) == 0
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert written == [
+        "docs/architecture.md",
+        "docs/extending.md",
         "docs/levels.md",
         "docs/tiled.md",
         "levels/level.schema.json",

@@ -89,12 +89,15 @@ def test_the_cache_key_follows_the_level_file_content(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def game(tmp_path: Path):
+def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import_gui_headless()
     import arcade
 
+    from weft.game import window as window_module
     from weft.game.offscreen import shared_window
     from weft.game.window import Game
+
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: True)  # a first start only where asked
 
     window = shared_window()
     game = Game(window, ThumbnailCache(tmp_path / "cache"))
@@ -178,32 +181,48 @@ def test_n_and_b_step_through_the_levels_in_the_pickers_order(game) -> None:
 class FakePreparation:
     """A preparation the test finishes by hand (the real one is a child process compiling)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *levels: object, **options: object) -> None:
         self.line = "preparing physics, first run only: 3 of 16 (cloth.toml)"
         self.done = False
+        self.started = 0.0
 
     def stop(self) -> None:
         self.done = True
 
 
-def test_while_the_kernels_compile_the_picker_answers_and_opens_the_chosen_level_after(game) -> None:
+def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_once_its_are_ready(
+    game, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import arcade
 
-    from weft.game.window import PlayView
+    from weft.game import window as window_module
+    from weft.game.window import PlayView, PreparingView
 
-    game.preparation = FakePreparation()
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: False)
+    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
+    game.preparation = FakePreparation()  # every shipped level, for the thumbnails
     picker = game.pick(selected=DEFAULT_LEVEL)
     picker.on_draw()
     picker.on_update(1 / 60)
     assert not picker.thumbnails and picker._job is None  # nothing rendered: it would compile here
-    picker.on_key_press(arcade.key.ENTER, 0)
-    assert game.window.current_view is picker  # chosen, but not opened yet
-    assert picker.waiting == DEFAULT_LEVEL
-    picker.on_draw()
     assert picker.status.text.startswith("preparing physics, first run only: 3 of 16")
-    assert "opens when ready" in picker.status.text
-    game.preparation.done = True
-    picker.on_update(1 / 60)
+    picker.on_key_press(arcade.key.ENTER, 0)
+    preparing = game.window.current_view
+    assert isinstance(preparing, PreparingView)  # the level's own kernels compile aside
+    preparing.on_draw()
+    assert preparing.text.text.startswith(
+        f"preparing physics, first run only: compiling the kernels {DEFAULT_LEVEL.name} needs · "
+    )
+    preparing.on_update(1 / 60)
+    assert game.window.current_view is preparing  # not ready: the window goes on answering
+    preparing.on_key_press(arcade.key.ESCAPE, 0)
+    assert preparing.preparation.done  # stopped
+    picker = game.window.current_view
+    picker.on_key_press(arcade.key.ENTER, 0)
+    preparing = game.window.current_view
+    preparing.preparation.done = True
+    preparing.on_update(1 / 60)
     view = game.window.current_view
     assert isinstance(view, PlayView) and view.session.sim.level.source == DEFAULT_LEVEL
-    assert game.preparation is None
+    game.preparation.done = True
+    assert not game.preparing and game.preparation is None

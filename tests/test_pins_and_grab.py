@@ -67,6 +67,19 @@ def test_grabbing_a_pin_moves_the_pin_where_it_is_dropped() -> None:
     assert sim.stores.pins.count == 2
 
 
+def test_a_point_dragged_past_the_walls_is_held_just_inside_them() -> None:
+    # led outside, a held point dragged its body through the wall it was pressed against: a rag doll
+    # thrown off the screen had its links stretched to 3.7 times their length
+    session = Session(sheet())
+    sim = session.sim
+    corner = sim.positions("sheet")[-1]
+    press(session, *corner)
+    drag(session, 5000.0, -3000.0, 5000.0 - corner[0], -3000.0 - corner[1])
+    _, bottom, right, _ = sim.settings.walls
+    radius = sim.stores.particles.radius[sim.indices("sheet")[-1]]
+    np.testing.assert_allclose(sim.positions("sheet")[-1], (right - radius, bottom + radius))
+
+
 def test_press_far_from_every_point_grabs_nothing() -> None:
     session = Session(sheet())
     press(session, 5.0, 5.0)

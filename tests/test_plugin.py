@@ -611,3 +611,11 @@ def test_sprites_follow_a_circle_of_a_set_a_creatures_centre_and_tilt_and_a_name
     stopped = ball.position
     esper.process(1 / 60)
     assert ball.position == stopped  # its body is gone: it stays where it was
+
+
+def test_adding_a_creature_that_does_not_fit_in_the_world_is_refused_with_a_sentence(game_world: str) -> None:
+    physics = weft.Physics()
+    with pytest.raises(ValueError, match="mochi: expected a creature inside the world"):
+        physics.add(weft.Creature(name="mochi", center=[640, 700], radius=60))  # through the ceiling
+    assert not physics.bodies()
+    assert physics.add(weft.Creature(name="mochi", center=[640, 300], radius=60)) in physics.bodies()

@@ -47,11 +47,12 @@ cloths = st.fixed_dictionaries(
 @given(worlds, cloths)
 def test_no_allowed_parameter_makes_positions_nan_or_infinite(world: dict, cloth: dict) -> None:
     level = {
-        "world": world,
+        # room for the widest sheet (8 columns 200 px apart) inside the walls
+        "world": {**world, "bounds": [0, 0, 3000, 2000]},
         "cloth": [
             {
                 "name": "sheet",
-                "origin": [300, 650],
+                "origin": [300, 1900],
                 "cols": 8,
                 "rows": 6,
                 **cloth,
@@ -61,9 +62,9 @@ def test_no_allowed_parameter_makes_positions_nan_or_infinite(world: dict, cloth
     }
     session = Session(Simulation(validate(level, INLINE)))
     # and a grab flung across the whole level and far beyond it
-    session.queue({"type": "mouse_press", "x": 300.0, "y": 650.0, "button": "left"})
+    session.queue({"type": "mouse_press", "x": 300.0, "y": 1900.0, "button": "left"})
     for k in range(1, 13):
-        x, y = 300.0 + 400.0 * k, 650.0 - 300.0 * k
+        x, y = 300.0 + 400.0 * k, 1900.0 - 300.0 * k
         session.queue({"type": "mouse_drag", "x": x, "y": y, "dx": 400.0, "dy": -300.0, "buttons": ["left"]})
         session.advance()
     session.queue({"type": "mouse_release", "x": 99999.0, "y": -99999.0, "button": "left"})

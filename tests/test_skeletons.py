@@ -8,17 +8,20 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
+from support.skins import SkinWatch, area_ratios, drag, line
 from support.worlds import simulate
 
-from weft.components import Ragdoll, Skinned
+import weft
+from weft.components import Ragdoll, Skinned, Skinning
 from weft.components.skin import SkinnedMesh
 from weft.game.level import LevelError
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
+from weft.systems.kernels.bones import local_from_angles, pose_from_local
 from weft.systems.kernels.joint_limits import joint_angles
 from weft.systems.kernels.skinning import rigid_positions
-from weft.systems.skeletons import skin
+from weft.systems.skeletons import pose, skin
 
 RAGDOLL = LEVELS_DIR / "ragdoll.toml"
 
@@ -118,20 +121,23 @@ def test_the_ragdoll_keeps_its_joints_in_range_and_its_skin_on_through_a_rough_t
     assert worst < 0.03, worst
     assert np.isfinite(sim.positions("doll")).all()
     # the skin stays on: no vertex ends farther from its bones than it was in the bind pose, but for
-    # what blending two bones at a bent joint costs (4.3 px measured; 6 px is under half a limb's
-    # thickness). Nearer is fine: a bent neck brings the hair close to the spine.
+    # what blending bones at a bent joint costs: the hair's lower edge follows the collar a little (heat
+    # reaches it through the chin), and a head turned from the shoulder draws it out: 6.7 px measured,
+    # 9.1 px since walls take a point's normal velocity (the doll lands turned otherwise); 10 px is about
+    # half a limb's thickness. Nearer is fine: a bent neck brings the hair close to the spine.
     mesh, skeleton = skinned.mesh, skinned.skeleton
     now = distance_to_bones(mesh.positions, skeleton.pose, skeleton.length, mesh)
     bind = distance_to_bones(mesh.bind_positions, skeleton.bind, skeleton.length, mesh)
-    assert (now - bind).max() < 6.0, (now - bind).max()
+    assert (now - bind).max() < 10.0, (now - bind).max()
     lengths = np.linalg.norm(
         sim.stores.particles.pos[doll.tails] - sim.stores.particles.pos[doll.heads], axis=1
     )
     np.testing.assert_allclose(lengths, skeleton.length, rtol=0.02)  # bones are stiff links
     # and, let go, it settles: the limits and braces do not fight each other (a torso turned inside
-    # out once kept the doll crawling by itself, 4 px a frame); still settling, its joints moved
-    # at most 1.7 px in that last second (measured)
-    session.run(120)
+    # out once kept the doll crawling by itself, 4 px a frame). Where it comes to rest is chaotic (the
+    # ramp, the floor, against the crates); after 15 s it moved at most 0.6 px in the last second here,
+    # and under 5 in every scenario of test_no_triangle_of_the_rag_dolls_skin_turns_inside_out (measured)
+    session.run(900 - session.tick)
     before = sim.positions("doll")
     session.run(60)
     assert np.linalg.norm(sim.positions("doll") - before, axis=1).max() < 5.0
@@ -160,7 +166,7 @@ def test_a_clip_passes_through_its_keys_and_children_turn_with_their_parents() -
 
 
 def test_a_vertex_weighted_60_40_stays_nearer_the_rigid_position_of_its_first_bone() -> None:
-    sim = simulate(ARM)
+    sim = simulate(ARM.replace('drive = "clip"', 'drive = "clip"\nskinning = "linear"'))
     _, skinned = character(sim, "arm")
     sim.step(60)
     mesh = skinned.mesh
@@ -378,3 +384,236 @@ def test_limits_that_reach_past_the_fold_on_both_ends_and_zero_length_braces_are
         simulate(braced)
     (problem,) = error.value.problems
     assert problem.path == ("skeleton", 0, "braces", 0)
+
+
+# --- the skin never turns a triangle inside out -------------------------------------------------------
+
+DOLL_START = {
+    "hand_l": (446.0, 522.0),
+    "hand_r": (522.0, 522.0),
+    "head": (484.0, 642.0),
+    "foot_r": (500.0, 428.0),
+}
+"""Where the rag doll's joints are at frame 0 (``position`` + ``at`` in levels/ragdoll.toml)."""
+
+
+def joint_of(sim: Simulation, name: str) -> tuple[float, float]:
+    """Where the rag doll's joint ``name`` is now."""
+    names = [joint.name for joint in sim.level.model.skeleton[0].joints]
+    x, y = sim.positions("doll")[names.index(name)]
+    return (float(x), float(y))
+
+
+def play(session: Session, frames: list[list[dict]], watch: SkinWatch, after: int) -> None:
+    """Apply each frame's events and step it, then ``after`` frames more, the watch looking each frame."""
+    for events in frames:
+        for event in events:
+            session.queue(event)
+        session.advance()
+        watch.look()
+    for _ in range(after):
+        session.advance()
+        watch.look()
+
+
+def whirl(centre: tuple[float, float], radius: float, turn: float, frames: int) -> list[tuple[float, float]]:
+    return [
+        (centre[0] + radius * math.cos(k * turn), centre[1] + radius * math.sin(k * turn))
+        for k in range(1, frames + 1)
+    ]
+
+
+SCENARIOS = {
+    # what a player does with the drag tool, at frame 0 where the doll starts
+    "an ordinary fall onto the ramp and the crates": lambda sim: [],
+    "a hand whirled at 1350 px/s and let go": lambda sim: list(
+        drag(DOLL_START["hand_l"], whirl((296.0, 522.0), 150.0, 0.15, 60))
+    ),
+    "a hand thrown right at 3600 px/s, off the screen": lambda sim: list(
+        drag(DOLL_START["hand_l"], line(DOLL_START["hand_l"], (1646.0, 922.0), 20))
+    ),
+    "the head flung up off the screen and back": lambda sim: list(
+        drag(
+            DOLL_START["head"],
+            line(DOLL_START["head"], (-400.0, 1000.0), 8)
+            + [(-400.0, 1000.0)] * 30
+            + line((-400.0, 1000.0), (640.0, 300.0), 5),
+        )
+    ),
+    "a hand dragged off the bottom corner with events 5 frames apart": lambda sim: list(
+        drag(
+            DOLL_START["hand_r"],
+            line(DOLL_START["hand_r"], (1700.0, -200.0), 12)
+            + [(1700.0, -200.0)] * 20
+            + line((1700.0, -200.0), (600.0, 600.0), 12),
+            every=5,
+        )
+    ),
+    "a foot thrown at the pegs": lambda sim: list(
+        drag(DOLL_START["foot_r"], line(DOLL_START["foot_r"], (1130.0, 568.0), 14))
+    ),
+}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_no_triangle_of_the_rag_dolls_skin_turns_inside_out(scenario: str) -> None:
+    # before: an ordinary fall turned 14 triangles at once inside out at the shoulders, hips and neck
+    # (27 over the run, some 8 times their area); a throw off the screen 150 to 250 (stretched 12 to
+    # 150 times). The weights were the cause at the neck and shoulders (a vertex next to one following
+    # another bone entirely, where a sight test through the picture switched), linear blending at the
+    # elbows and knees, joint limits wider than one skin can bend, and a grab led outside the walls
+    # pulling the doll apart. After (measured): none in any frame of any of these; the most a triangle
+    # is squeezed is to 0.045 of its area (an arm across the chest), the most it grows 4.7 times (the
+    # armpit of an arm raised 150 degrees); 6 leaves room for what the run does not reach
+    session = Session(Simulation.load(RAGDOLL))
+    _, skinned = character(session.sim, "doll")
+    watch = SkinWatch(skinned.mesh)
+    play(session, SCENARIOS[scenario](session.sim), watch, after=400)
+    assert watch.inverted == 0, f"{watch.inverted} triangles inverted (smallest ratio {watch.smallest:.3f})"
+    assert watch.smallest > 0.0 and watch.largest < 6.0, (watch.smallest, watch.largest)
+
+
+def test_grabbed_late_and_shaken_at_4000_px_s_against_the_crates_the_doll_keeps_its_skin_whole() -> None:
+    # lying against the crates at frame 150, the head yanked back and forth 70 to 90 px a frame:
+    # the crates push back, the links stretch to 4 times their length and the limits give 20 degrees
+    # for a frame or two. The skin wears the joints as their limits allow and the bones at their
+    # length (see pose_from_particles), so none of that tears or folds it
+    session = Session(Simulation.load(RAGDOLL))
+    _, skinned = character(session.sim, "doll")
+    watch = SkinWatch(skinned.mesh)
+    session.run(150)
+    head = joint_of(session.sim, "head")
+    path = [(head[0] + 120.0 * math.sin(0.6 * k), head[1] + 60.0 * math.sin(1.2 * k)) for k in range(1, 61)]
+    play(session, list(drag(head, path)), watch, after=240)
+    assert watch.inverted == 0 and watch.largest < 6.0, (watch.inverted, watch.smallest, watch.largest)
+
+
+def test_every_pose_within_the_dolls_limits_keeps_its_skin_facing_the_same_way() -> None:
+    # the limits in levels/ragdoll.toml are as far as one skin can bend: 400 poses, each bone at a
+    # random turn within its range (a third of them at an end of it), none with a triangle inverted
+    # (the squeeze goes down to 0.045 of a triangle's area, measured). The same poses skinned by the
+    # linear blend fold the shoulders in most of them: why the doll says dual_quaternion
+    sim = Simulation.load(RAGDOLL)
+    _, skinned = character(sim, "doll")
+    skeleton, mesh = skinned.skeleton, skinned.mesh
+    limited = np.isfinite(skeleton.turn_low)
+    rng = np.random.default_rng(18)
+    folded = {Skinning.DUAL_QUATERNION: 0, Skinning.LINEAR: 0}
+    worst = np.inf
+    for _ in range(400):
+        turns = rng.uniform(
+            np.where(limited, skeleton.turn_low, 0.0), np.where(limited, skeleton.turn_high, 0.0)
+        )
+        at_end = limited & (rng.random(skeleton.count) < 0.33)
+        turns[at_end] = np.where(rng.random(skeleton.count) < 0.5, skeleton.turn_low, skeleton.turn_high)[
+            at_end
+        ]
+        local_from_angles(skeleton.bind_local, turns, skeleton.local)
+        pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
+        for method in folded:
+            skin(skeleton, mesh, method)
+            ratio = area_ratios(mesh)
+            folded[method] += bool((ratio <= 0.0).any())
+            if method == Skinning.DUAL_QUATERNION:
+                worst = min(worst, ratio.min())
+    assert folded[Skinning.DUAL_QUATERNION] == 0, (folded, worst)
+    assert folded[Skinning.LINEAR] > 100, folded
+
+
+def test_a_ragdoll_forced_past_its_limits_shows_its_skin_at_the_limits() -> None:
+    sim = Simulation.load(RAGDOLL)
+    entity, skinned = character(sim, "doll")
+    doll = esper.component_for_entity(entity, Ragdoll)
+    names = [joint.name for joint in sim.level.model.skeleton[0].joints]
+    pos = sim.stores.particles.pos
+    # the left elbow (it bends counter-clockwise only) bent 90 degrees clockwise, the forearm's link
+    # stretched to 3 times its length
+    elbow, hand = doll.particles.start + names.index("elbow_l"), doll.particles.start + names.index("hand_l")
+    pos[hand] = pos[elbow] + 3.0 * 44.2 * np.array([-1.0, 0.0])
+    pose(sim.stores, entity, skinned, 0.0)
+    skin(skinned.skeleton, skinned.mesh, skinned.method)
+    skeleton = skinned.skeleton
+    fore = skeleton.names.index("forearm_l")
+    assert skeleton.turns[fore] == skeleton.turn_low[fore] == 0.0  # it bends one way only: held straight
+    assert np.all(skeleton.turns >= skeleton.turn_low) and np.all(skeleton.turns <= skeleton.turn_high)
+    assert (area_ratios(skinned.mesh) > 0.0).all()
+    # the skin's forearm keeps its length: the hand's skin is at the bone's end, not at the particle
+    tail = skeleton.pose[fore, :, 2] + skeleton.pose[fore, :, 0] * skeleton.length[fore]
+    assert np.linalg.norm(tail - skeleton.pose[fore, :, 2]) == pytest.approx(skeleton.length[fore])
+
+
+ELBOW = LEVELS_DIR / "elbow.toml"
+
+
+def test_the_elbow_level_bends_to_its_limit_without_folding_by_dual_quaternions_but_not_by_linear_blend() -> (
+    None
+):
+    # levels/elbow.toml: the forearm turns up to 150 degrees (its max_deg), a blend as wide as the arm
+    # (smoothing 96 px). Dual quaternions: no triangle inverted at any angle on the way, the tightest
+    # squeezed to 0.24 of its area at 150 (measured). The linear blend folds four at 150: the section
+    # has shrunk to a quarter (cos 75°) and the inside of the bend crosses over
+    sim = Simulation.load(ELBOW)
+    _, skinned = character(sim, "arm")
+    skeleton, mesh = skinned.skeleton, skinned.mesh
+    fore = skeleton.names.index("forearm")
+    assert math.degrees(skeleton.turn_high[fore]) == pytest.approx(150.0)
+    smallest = np.inf
+    for degrees in range(0, 151, 5):
+        turns = np.zeros(skeleton.count)
+        turns[fore] = math.radians(degrees)
+        local_from_angles(skeleton.bind_local, turns, skeleton.local)
+        pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
+        skin(skeleton, mesh, Skinning.DUAL_QUATERNION)
+        smallest = min(smallest, area_ratios(mesh).min())
+    assert smallest > 0.1, smallest
+    skin(skeleton, mesh, Skinning.LINEAR)  # still at 150 degrees
+    assert (area_ratios(mesh) <= 0.0).sum() >= 1
+
+
+def test_a_clip_key_beyond_the_bones_limit_is_a_problem_where_it_is_and_the_eased_curve_is_clamped() -> None:
+    limited = ARM.replace(
+        '{ name = "fore", head = "elbow", tail = "hand" }',
+        '{ name = "fore", head = "elbow", tail = "hand", min_deg = 0, max_deg = 80 }',
+    )
+    with pytest.raises(LevelError) as error:
+        simulate(limited)  # its second key turns the forearm 90 degrees
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "clip", "keys", 1, "angles", "fore")
+    assert (
+        "expected a turn within bone 'fore''s limits (0..80 degrees" in problem.message
+        and "got 90" in problem.message
+    )
+    # keys at 0, 80 and 70 degrees, eased: Catmull-Rom leaves 80 still rising and overshoots it on the way
+    # to 70; the skin is held at the limit instead
+    eased = (
+        limited.replace("smooth = false", "smooth = true")
+        .replace("fore = 90", "fore = 80")
+        .replace(
+            "{ time = 2.0, angles = { upper = 30, fore = 0 } }",
+            "{ time = 2.0, angles = { upper = 30, fore = 70 } }",
+        )
+    )
+    sim = simulate(eased)
+    _, skinned = character(sim, "arm")
+    fore = skinned.skeleton.names.index("fore")
+    turns = []
+    for _ in range(180):
+        sim.step()
+        turns.append(skinned.skeleton.turns[fore])
+    assert max(turns) == pytest.approx(math.radians(80.0), abs=1e-12)
+    assert sum(1 for turn in turns if turn == max(turns)) > 3  # held there, where the curve went over
+
+
+def test_the_skinning_method_is_a_level_key_with_a_default_and_a_plugin_spec_field() -> None:
+    _, skinned = character(simulate(ARM), "arm")
+    assert skinned.method == Skinning.DUAL_QUATERNION  # the default
+    _, skinned = character(
+        simulate(ARM.replace('drive = "clip"', 'drive = "clip"\nskinning = "linear"')), "arm"
+    )
+    assert skinned.method == Skinning.LINEAR
+    with pytest.raises(LevelError) as error:
+        simulate(ARM.replace('drive = "clip"', 'drive = "clip"\nskinning = "dual"'))
+    (problem,) = error.value.problems
+    assert problem.path == ("skeleton", 0, "skinning")
+    assert "'linear'" in problem.message and "'dual_quaternion'" in problem.message
+    assert weft.Skeleton.model_fields["skinning"].default == "dual_quaternion"

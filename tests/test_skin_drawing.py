@@ -3,8 +3,10 @@
 A skin is one mesh drawn in one call: it should cover exactly the skinned
 triangles, in its fill colour (or its texture where the uvs put it), and
 stay whole across a bent joint. The debug view adds the bones with their
-frames, and for the probed vertices the textbook figure of linear blend
-skinning: a dot at each rigid position and the skinned vertex between them.
+frames, and for the probed vertices the textbook figure of skinning: a dot
+at each rigid position, the straight line between them where linear blend
+skinning puts the vertex, the arc where dual-quaternion skinning does, and
+the skinned vertex.
 World points are mapped to pixels through the renderer's own fit.
 """
 
@@ -26,17 +28,20 @@ from support.pictures import LUMA, Picture, draw_calls, near
 from support.sessions import Opened, open_level
 
 from weft.components.skinned import Skinned
-from weft.game.level.fields import rgba
+from weft.game.level.values import rgba
 from weft.game.session import Session
 from weft.levels import LEVELS_DIR
 from weft.systems.draw.skins import (
     BONE_COLORS,
+    LINEAR_COLOR,
+    PROBE_LINE,
     RIGID_DOT,
     SKINNED_COLOR,
     SKINNED_DOT,
     X_AXIS_COLOR,
     Y_AXIS_COLOR,
 )
+from weft.systems.kernels.dual_quaternions import blend_rigid_motions
 from weft.systems.kernels.skinning import rigid_positions
 from weft.systems.skeletons import joint_positions
 
@@ -281,17 +286,35 @@ def test_the_debug_view_marks_the_rigid_positions_the_skinned_vertex_and_the_bon
         apart = np.linalg.norm(markers - point, axis=1) >= reach
         if np.delete(apart, len(dots) + k).all():
             assert near(debug.at([point]), SKINNED_COLOR).all(), f"no white dot at skinned vertex {point}"
-    # a light line joins each probe's two rigid positions, through its skinned one
-    lines = 0
+    # a grey line joins each probe's two rigid positions (the linear blend's path), with a grey dot where
+    # the linear blend puts the vertex; a white arc joins them along the dual-quaternion blend's path,
+    # through the skinned vertex (the level skins by dual quaternions)
+    linear_at = np.einsum("ps,psi->pi", mesh.weights[probes], rigid)
+    lines = arcs = linear_dots = 0
     for k in np.flatnonzero(used.sum(axis=1) == 2):
         ends = rigid[k][used[k]]
-        far = ends[np.argmax(np.linalg.norm(ends - skinned[k], axis=1))]
-        middle = 0.5 * (skinned[k] + far)
-        if (np.linalg.norm(markers - middle, axis=1) >= reach).all():
-            block = middle + np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), -1).reshape(-1, 2)
-            assert (debug.at(block) @ LUMA).max() > 180.0, f"no line between the rigid positions of probe {k}"
+        bones_k = mesh.bone_indices[probes[k]][used[k]]
+        chord = 0.5 * (ends[0] + ends[1])
+        pair = skeleton.skin_rotors[bones_k][None]
+        arc = blend_rigid_motions(mesh.bind_positions[probes[k]][None], pair, np.array([[0.5, 0.5]]))[0]
+        np.testing.assert_allclose(  # the skinned vertex is on the arc (at its own weights)
+            skinned[k],
+            blend_rigid_motions(
+                mesh.bind_positions[probes[k]][None], pair, mesh.weights[probes[k]][used[k]][None]
+            )[0],
+            atol=1e-9,
+        )
+        block = np.stack(np.meshgrid([-1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]), -1).reshape(-1, 2)
+        if (np.linalg.norm(markers - chord, axis=1) >= reach).all() and np.linalg.norm(chord - arc) > 6.0:
+            assert near(debug.at(chord + block), PROBE_LINE, 40.0).any(), f"no grey line for probe {k}"
             lines += 1
-    assert lines >= 2
+        if (np.linalg.norm(markers - arc, axis=1) >= reach).all():
+            assert (debug.at(arc + block) @ LUMA).max() > 180.0, f"no white arc for probe {k}"
+            arcs += 1
+        if (np.linalg.norm(markers - linear_at[k], axis=1) >= reach).all():
+            assert near(debug.at([linear_at[k]]), LINEAR_COLOR, 30.0).all(), f"no grey dot for probe {k}"
+            linear_dots += 1
+    assert lines >= 2 and arcs >= 2 and linear_dots >= 1, (lines, arcs, linear_dots)
 
     # the bones, as lines in the outline colour along their middle stretch, and each frame's ticks
     origin, x_axis, y_axis = skeleton.pose[:, :, 2], skeleton.pose[:, :, 0], skeleton.pose[:, :, 1]

@@ -9,18 +9,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from weft.components.skeleton import invert_frames, make_skeleton, skeleton_from_segments
-from weft.components.skin import make_skinned_mesh, outline_normals
-from weft.systems.kernels.bone_weights import automatic_weights
+from weft.systems.kernels.bone_weights import automatic_weights, nearest_visible_bones, strongest_influences
 from weft.systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
 from weft.systems.kernels.distance import relax_rigid_distances
+from weft.systems.kernels.dual_quaternions import (
+    bone_dual_quaternions,
+    skin_vertices_dual_quaternion,
+    skin_vertices_dual_quaternion_naive,
+)
 from weft.systems.kernels.joint_limits import joint_angles, limit_joint_angles
+from weft.systems.kernels.mesh_heat import cotangent_laplacian, solve_screened
 from weft.systems.kernels.skinning import (
     rigid_positions,
     skin_matrices,
     skin_vertices_and_normals,
     skin_vertices_naive,
 )
+from weft.systems.skeleton_build import invert_frames, make_skeleton, skeleton_from_segments
+from weft.systems.skin_build import make_skinned_mesh, outline_normals
 
 SEEDS = st.integers(0, 2**31)
 
@@ -305,47 +311,254 @@ def test_a_bone_whose_particles_meet_keeps_its_last_direction() -> None:
     np.testing.assert_array_equal(frames, [[[0.0, -1.0, 3.0], [1.0, 0.0, 4.0]]])
 
 
-ARM = np.array([[0.0, 0.0], [100.0, 0.0], [200.0, 0.0], [0.0, 300.0], [0.0, 400.0]])
-"""Upper arm (0, 0)-(100, 0), forearm (100, 0)-(200, 0), and a far bone (0, 300)-(0, 400)."""
+def grid(left: float, bottom: float, right: float, top: float, cols: int, rows: int):
+    """Vertices ``(v, 2)`` and triangles of a grid of ``cols`` × ``rows`` cells over the rectangle."""
+    xs, ys = np.meshgrid(np.linspace(left, right, cols + 1), np.linspace(bottom, top, rows + 1))
+    vertices = np.column_stack([xs.ravel(), ys.ravel()])
+    corner = (np.arange(rows)[:, None] * (cols + 1) + np.arange(cols)[None, :]).ravel()
+    a, b, d, e = corner, corner + 1, corner + cols + 1, corner + cols + 2
+    return vertices, np.concatenate([np.column_stack([a, b, e]), np.column_stack([a, e, d])])
 
 
-def arm_weights(vertices: list[list[float]], **options):
-    segments = np.stack([ARM[[0, 1]], ARM[[1, 2]], ARM[[3, 4]]])
-    return automatic_weights(np.array(vertices, dtype=np.float64), segments, **options)
+ARM_BONES = np.array([[[0.0, 0.0], [100.0, 0.0]], [[100.0, 0.0], [200.0, 0.0]]])
+"""An upper arm (0, 0)-(100, 0) and a forearm (100, 0)-(200, 0)."""
+
+ARM_MESH = grid(-10.0, -20.0, 210.0, 20.0, 44, 8)
+"""A strip 40 px wide over them, in cells of 5 px."""
+
+
+def dense(indices: np.ndarray, weights: np.ndarray, bones: int) -> np.ndarray:
+    """``(v, bones)``: each vertex's weight on every bone."""
+    out = np.zeros((len(indices), bones))
+    np.add.at(out, (np.repeat(np.arange(len(indices)), indices.shape[1]), indices.ravel()), weights.ravel())
+    return out
 
 
 def test_automatic_weights_sum_to_1_and_are_the_same_every_time() -> None:
-    vertices = np.random.default_rng(3).uniform(-100, 400, (500, 2)).tolist()
-    indices, weights = arm_weights(vertices)
+    vertices, triangles = ARM_MESH
+    indices, weights = automatic_weights(vertices, triangles, ARM_BONES)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    assert indices.dtype == np.int32 and indices.shape == (500, 4) and np.all(indices < 3)
-    again = arm_weights(vertices)
+    assert indices.dtype == np.int32 and indices.shape == (len(vertices), 4) and np.all(indices < 2)
+    again = automatic_weights(vertices, triangles, ARM_BONES)
     np.testing.assert_array_equal(again[0], indices)
     np.testing.assert_array_equal(again[1], weights)
-    mesh = square_mesh(bone_indices=np.minimum(indices[:4], 1), weights=weights[:4], normalise=True)
-    assert mesh.weights.shape == (4, 4)  # the draft is accepted by the mesh as it stands
+    mesh = make_skinned_mesh(vertices, triangles, vertices, indices, weights, bones=2)
+    assert mesh.weights.shape == (len(vertices), 4)  # the draft is accepted by the mesh as it stands
 
 
-def test_a_vertex_on_a_bone_takes_its_weight_mostly_from_that_bone() -> None:
-    indices, weights = arm_weights([[40.0, 3.0], [160.0, -3.0]])
-    assert indices[0, 0] == 0 and weights[0, 0] > 0.9
-    assert indices[1, 0] == 1 and weights[1, 0] > 0.9
+def test_a_vertex_far_along_a_bone_follows_it_and_the_joint_is_shared_half_and_half() -> None:
+    vertices, triangles = ARM_MESH
+    share = dense(*automatic_weights(vertices, triangles, ARM_BONES), 2)
+    # heat from the other bone dies away exponentially, over about sqrt(d² + smoothing²) (36 px here,
+    # smoothing 30): 0.72 of a vertex's own bone 20 px from the joint, 0.93 at 60, 0.98 at 100 (measured)
+    distance = np.abs(vertices[:, 0] - 100.0)
+    own = np.where(vertices[:, 0] < 100.0, share[:, 0], share[:, 1])
+    assert (np.diff([own[np.isclose(distance, d)].min() for d in (20.0, 60.0, 100.0)]) > 0.0).all()
+    assert own[distance >= 100.0].min() > 0.98, own[distance >= 100.0].min()
+    # the joint's own column is as near one bone as the other, and a tie goes to the lower index (the
+    # upper arm): the even split sits half a cell towards the forearm, 0.54 on the joint (measured)
+    joint = np.abs(vertices[:, 0] - 100.0) < 1e-9
+    np.testing.assert_allclose(share[joint], 0.5, atol=0.05)
 
 
-def test_a_vertex_near_a_joint_blends_the_two_bones_that_meet_there() -> None:
-    indices, weights = arm_weights([[98.0, 10.0]])
-    share = np.bincount(indices[0], weights[0], minlength=3)
-    assert share[0] > 0.3 and share[1] > 0.3 and share[2] < 0.01
+def test_weights_change_gradually_along_every_edge_of_the_mesh() -> None:
+    # what keeps a bent skin's triangles facing the same way: between two neighbouring vertices a
+    # weight changes by at most about an edge length over the blend's reach (heat spreads over
+    # sqrt(d² + smoothing²)); the distance falloff with a sight test it replaced jumped by 0.3 between
+    # neighbours on an outline. The steepest here is 0.038 a px (5 px edges, smoothing 15 px): 1/15
+    # would be a ramp as wide as the smoothing, and no edge comes near it
+    vertices, triangles = ARM_MESH
+    share = dense(*automatic_weights(vertices, triangles, ARM_BONES, smoothing=15.0), 2)
+    edges = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
+    length = np.linalg.norm(vertices[edges[:, 0]] - vertices[edges[:, 1]], axis=1)
+    slope = np.abs(share[edges[:, 0]] - share[edges[:, 1]]).max(axis=1) / length
+    assert slope.max() < 1.0 / 15.0, slope.max()
 
 
-def test_automatic_weights_break_ties_by_bone_index_and_keep_at_most_max_bones() -> None:
+def test_heat_never_crosses_a_gap_in_the_mesh() -> None:
+    # a leg 10 px beside an arm, with nothing between them: neither takes any of the other's weight;
+    # the same two strips joined by a bridge of cells pass heat through it
+    arm = grid(0.0, -10.0, 100.0, 10.0, 20, 4)
+    leg = grid(0.0, 20.0, 100.0, 40.0, 20, 4)
+    bones = np.array([[[0.0, 0.0], [100.0, 0.0]], [[0.0, 30.0], [100.0, 30.0]]])
+    vertices = np.concatenate([arm[0], leg[0]])
+    triangles = np.concatenate([arm[1], leg[1] + len(arm[0])])
+    share = dense(*automatic_weights(vertices, triangles, bones, smoothing=20.0), 2)
+    on_arm = np.arange(len(vertices)) < len(arm[0])
+    assert share[on_arm, 1].max() == 0.0 and share[~on_arm, 0].max() == 0.0
+    joined = grid(0.0, -10.0, 100.0, 40.0, 20, 10)
+    share = dense(*automatic_weights(*joined, bones, smoothing=20.0), 2)
+    assert share[joined[0][:, 1] < -5.0, 1].max() > 0.01
+
+
+def test_a_vertex_takes_the_bone_it_sees_through_the_mesh_not_one_across_a_gap() -> None:
+    # a head (a wide patch) above a shoulder with a gap between them but for a neck at one side: the
+    # head's corner next to the shoulder is nearer the shoulder's bone in a straight line, but that line
+    # leaves the mesh; the head's own bone, further off, is in plain sight
+    head = grid(0.0, 20.0, 60.0, 60.0, 12, 8)
+    neck = grid(50.0, 0.0, 60.0, 20.0, 2, 4)
+    shoulder = grid(0.0, -10.0, 60.0, 0.0, 12, 2)
+    parts = [head, neck, shoulder]
+    offsets = np.cumsum([0] + [len(part[0]) for part in parts])
+    vertices = np.concatenate([part[0] for part in parts])
+    triangles = np.concatenate([part[1] + offset for part, offset in zip(parts, offsets, strict=False)])
+    bones = np.array([[[55.0, 30.0], [55.0, 60.0]], [[55.0, -5.0], [0.0, -5.0]]])  # head, shoulder
+    own, _ = nearest_visible_bones(vertices, triangles, bones)
+    corner = np.flatnonzero(np.all(np.isclose(vertices, [0.0, 20.0]), axis=1))[0]
+    assert np.hypot(0.0, 25.0) < 55.0  # the shoulder's bone is the nearer, in a straight line
+    assert own[corner] == 0
+
+
+def test_identical_bones_leave_every_vertex_on_the_first_and_options_are_checked() -> None:
+    vertices, triangles = grid(0.0, -5.0, 10.0, 5.0, 2, 2)
     segments = np.array([[[0.0, 0], [10, 0]]] * 3)
-    indices, weights = automatic_weights(np.array([[5.0, 5.0]]), segments, max_bones=2)
-    assert indices[0].tolist() == [0, 1, 0, 0] and weights[0].tolist() == [0.5, 0.5, 0.0, 0.0]
+    indices, weights = automatic_weights(vertices, triangles, segments, max_bones=2)
+    assert (indices[:, 0] == 0).all() and (weights[:, 0] == 1.0).all()
     with pytest.raises(ValueError, match="max_bones"):
-        automatic_weights(np.zeros((1, 2)), segments, max_bones=5)
+        automatic_weights(vertices, triangles, segments, max_bones=5)
     with pytest.raises(ValueError, match="smoothing"):
-        automatic_weights(np.zeros((1, 2)), segments, smoothing=-1.0)
+        automatic_weights(vertices, triangles, segments, smoothing=-1.0)
+
+
+def test_keeping_four_bones_is_continuous_when_the_fourth_and_fifth_change_places() -> None:
+    # dropping the fifth heaviest bone outright would make its weight jump from 0 to its share as it
+    # overtakes the fourth; lowering every weight by the fifth's makes that handover smooth
+    t = np.linspace(0.0, 1.0, 201)
+    heat = np.column_stack(
+        [np.full_like(t, 0.4), np.full_like(t, 0.3), np.full_like(t, 0.15), 0.1 - 0.05 * t, 0.05 + 0.05 * t]
+    )
+    indices, weights = strongest_influences(heat, np.zeros(len(t), dtype=np.int64))
+    assert (np.count_nonzero(weights, axis=1) <= 4).all()
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-12)
+    share = dense(indices, weights, 5)
+    assert np.abs(np.diff(share, axis=0)).max() < 0.01  # 201 steps: no jump bigger than a step's worth
+
+
+def test_the_heat_solve_agrees_with_a_dense_solve_of_the_same_system() -> None:
+    vertices, triangles = grid(0.0, 0.0, 30.0, 20.0, 6, 4)
+    rng = np.random.default_rng(5)
+    vertices = vertices + rng.uniform(-1.0, 1.0, vertices.shape)  # no right angles: every cotangent counts
+    indptr, columns, values, mass = cotangent_laplacian(vertices, triangles)
+    n = len(vertices)
+    laplacian = np.zeros((n, n))
+    for i in range(n):
+        laplacian[i, columns[indptr[i] : indptr[i + 1]]] = values[indptr[i] : indptr[i + 1]]
+    np.testing.assert_allclose(laplacian, laplacian.T, atol=1e-12)
+    np.testing.assert_allclose(laplacian.sum(axis=1), 0.0, atol=1e-12)
+    u = vertices[triangles[:, 1]] - vertices[triangles[:, 0]]
+    w = vertices[triangles[:, 2]] - vertices[triangles[:, 0]]
+    assert mass.sum() == pytest.approx(0.5 * np.abs(u[:, 0] * w[:, 1] - u[:, 1] * w[:, 0]).sum(), rel=1e-12)
+    screen = mass * rng.uniform(0.01, 0.1, n)
+    rhs = rng.uniform(0.0, 1.0, (n, 3))
+    out = np.zeros_like(rhs)
+    solve_screened(indptr, columns, values, screen, rhs, out, 1e-12, 1000)
+    np.testing.assert_allclose(out, np.linalg.solve(laplacian + np.diag(screen), rhs), rtol=1e-8, atol=1e-10)
+
+
+def dual_quaternion_skin(skeleton, vertices, indices, weights, normals=None):
+    """Positions (and normals) of ``vertices`` skinned by dual quaternions in the skeleton's pose."""
+    skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
+    bone_dual_quaternions(skeleton.parent, skeleton.skinning, skeleton.skin_angles, skeleton.skin_rotors)
+    positions = np.empty_like(vertices)
+    out_normals = np.empty_like(vertices)
+    normals = np.zeros_like(vertices) if normals is None else normals
+    skin_vertices_dual_quaternion(
+        vertices, normals, indices, weights, skeleton.skin_rotors, positions, out_normals
+    )
+    return positions, out_normals
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS, st.integers(1, 20))
+def test_the_dual_quaternion_kernel_agrees_with_its_numpy_reference(seed: int, bones: int) -> None:
+    rng = np.random.default_rng(seed)
+    skeleton = random_skeleton(rng, bones, rigid=True)
+    posed(skeleton, rng, rigid=True)
+    vertices = rng.uniform(-300, 300, (200, 2))
+    indices, weights = random_influences(rng, 200, bones)
+    fast, _ = dual_quaternion_skin(skeleton, vertices, indices, weights)
+    naive = np.empty_like(vertices)
+    skin_vertices_dual_quaternion_naive(vertices, indices, weights, skeleton.skin_rotors, naive)
+    # the kernel rebuilds the rotation from the rotor's squares, the reference from its angle: they
+    # agree to rounding (about 1e-12 px at a few thousand px)
+    np.testing.assert_allclose(fast, naive, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(SEEDS, st.integers(1, 12))
+def test_dual_quaternions_leave_a_mesh_in_its_bind_pose_unchanged_and_move_a_one_bone_vertex_rigidly(
+    seed: int, bones: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    skeleton = random_skeleton(rng, bones, rigid=True)
+    vertices = rng.uniform(-300, 300, (100, 2))
+    indices, weights = random_influences(rng, 100, bones)
+    pose_from_local(skeleton.parent, skeleton.bind_local, skeleton.pose)
+    out, _ = dual_quaternion_skin(skeleton, vertices, indices, weights)
+    np.testing.assert_allclose(out, vertices, rtol=0, atol=1e-9)
+    posed(skeleton, rng, rigid=True)
+    weights = np.zeros((100, 4))
+    weights[:, 0] = 1.0
+    out, _ = dual_quaternion_skin(skeleton, vertices, indices, weights)
+    np.testing.assert_allclose(out, apply(skeleton.skinning[indices[:, 0]], vertices), rtol=0, atol=1e-9)
+
+
+def bent_elbow(degrees: float):
+    """An upper arm (-100, 0)-(0, 0) and a forearm from the elbow at the origin, turned ``degrees``."""
+    skeleton = skeleton_from_segments([-1, 0], [[-100.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [100.0, 0.0]])
+    local_from_angles(skeleton.bind_local, np.array([0.0, math.radians(degrees)]), skeleton.local)
+    pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
+    return skeleton
+
+
+@pytest.mark.parametrize("degrees", [90.0, 150.0, 180.0])
+def test_the_elbow_keeps_cos_half_the_angle_of_its_width_by_linear_blend_and_all_of_it_by_dual_quaternions(
+    degrees: float,
+) -> None:
+    # the textbook figure: the elbow's cross-section, two vertices 20 px above and below the joint,
+    # each half on either bone. Linear blend: the average of two rotations by 0 and θ is a rotation by
+    # θ/2 scaled by cos(θ/2), so the section keeps cos(θ/2) of its width: 0.707 at 90 degrees, 0.259 at
+    # 150, nothing at 180. Dual quaternions: the blend is a rotation by θ/2 about the joint, and the
+    # section keeps its width, to rounding (1e-12 of 40 px)
+    skeleton = bent_elbow(degrees)
+    section = np.array([[0.0, 20.0], [0.0, -20.0]])
+    indices = np.array([[0, 1, 0, 0]] * 2, dtype=np.int32)
+    weights = np.array([[0.5, 0.5, 0.0, 0.0]] * 2)
+    skin_matrices(skeleton.pose, skeleton.inverse_bind, skeleton.skinning)
+    linear = np.empty_like(section)
+    skin_vertices(section, indices, weights, skeleton.skinning, linear)
+    dual, _ = dual_quaternion_skin(skeleton, section, indices, weights)
+    half = math.radians(degrees) / 2.0
+    assert np.linalg.norm(linear[0] - linear[1]) / 40.0 == pytest.approx(math.cos(half), abs=1e-12)
+    assert np.linalg.norm(dual[0] - dual[1]) / 40.0 == pytest.approx(1.0, abs=1e-12)
+    # and both turn it by half the bend
+    for points in (dual, linear if degrees < 180.0 else dual):
+        across = points[0] - points[1]
+        assert math.atan2(-across[0], across[1]) == pytest.approx(half, abs=1e-9)
+
+
+def test_dual_quaternions_blend_bones_turned_more_than_half_a_turn_apart_the_way_the_skeleton_turned() -> (
+    None
+):
+    # a chain turned 120 degrees at each of two joints: the last bone is 240 degrees round from the
+    # first, -120 the short way. A vertex half on each is turned 120 degrees, as the joints between
+    # them turned; a per-vertex choice of sign (the shortest way) would turn it -60 degrees, and a
+    # neighbour whose heaviest bone is the other one the other way: the skin would tear between them
+    skeleton = skeleton_from_segments(
+        [-1, 0, 1], [[0.0, 0], [50, 0], [100, 0]], [[50.0, 0], [100, 0], [150, 0]]
+    )
+    local_from_angles(skeleton.bind_local, np.radians([0.0, 120.0, 120.0]), skeleton.local)
+    pose_from_local(skeleton.parent, skeleton.local, skeleton.pose)
+    vertex = np.array([[75.0, 10.0], [75.0, 10.0], [75.0, 10.0]])
+    indices = np.array([[0, 2, 0, 0]] * 3, dtype=np.int32)
+    weights = np.array([[0.5, 0.5, 0, 0], [0.51, 0.49, 0, 0], [0.49, 0.51, 0, 0]])
+    positions, normals = dual_quaternion_skin(
+        skeleton, vertex, indices, weights, normals=np.array([[1.0, 0.0]] * 3)
+    )
+    assert math.degrees(math.atan2(normals[0, 1], normals[0, 0])) == pytest.approx(120.0, abs=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-12)
+    # neighbours in weight are neighbours in place: 2% of weight moves the vertex about 2% of the way
+    assert np.linalg.norm(positions[1] - positions[2]) < 5.0
 
 
 def random_joints(rng: np.random.Generator, joints: int):

@@ -17,7 +17,7 @@ from support.cli import run_game
 
 from weft.game.level import LevelError, load_level
 from weft.game.level.schema import Cloth
-from weft.game.level.tiled_classes import CLASSES, PROJECT_FILE, property_types
+from weft.game.level.tiled.classes import CLASSES, PROJECT_FILE, property_types
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,26 +23,22 @@ from weft.components import (
     Press,
     RigidSettings,
     Shake,
-    Sheet,
     SoftBody,
     Stores,
     Wind,
     WorldSettings,
 )
-from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned
-from weft.game.level.fields import rgba
-from weft.game.level.load import LoadedLevel
-from weft.game.level.problems import Problem, file_label
+from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned, Skinning
 from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
 from weft.game.level.skeletons import Skeleton
+from weft.game.level.values import rgba
 from weft.named_files import FileRefused, read_image
 from weft.systems.balls import add_circles, packed_centers
 from weft.systems.box_build import build_boxes, pyramid_centers, stack_centers
 from weft.systems.cloth import build_cloth
-from weft.systems.skeletons import BoneError, BoneSpec, build_skeleton
+from weft.systems.skeletons import BoneSpec, build_skeleton
 from weft.systems.skin_mesh import MeshSpec
 from weft.systems.softbody import build_creature
-from weft.systems.world import by_entity
 
 CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""
@@ -159,7 +154,7 @@ def build_body(stores: Stores, entity: int, spec: Spec, directory: Path) -> list
                 spacing=spec.spacing,
                 mass=spec.mass,
                 thickness=spec.thickness,
-                tear_ratio=spec.tear_ratio if spec.tearable else math.inf,
+                tear_ratio=spec.structural_tear_ratio,
                 compliance=spec.compliance,
                 shear=spec.shear,
                 bend=spec.bend,
@@ -168,19 +163,19 @@ def build_body(stores: Stores, entity: int, spec: Spec, directory: Path) -> list
             )
         ]
     elif isinstance(spec, Balls):
-        build_balls(stores, entity, spec)
+        add_balls(stores, entity, spec)
         made = [BallSet(name=spec.name)]
     elif isinstance(spec, Creature):
-        made = [creature(stores, entity, spec)]
+        made = [add_creature(stores, entity, spec)]
     elif isinstance(spec, Boxes):
-        made = [boxes(stores, entity, spec)]
+        made = [add_boxes(stores, entity, spec)]
     else:
-        skinned, driver = skeleton(stores, entity, spec, directory)
+        skinned, driver = add_skeleton(stores, entity, spec, directory)
         made = [skinned] if driver is None else [skinned, driver]
     return [Body(KINDS[type(spec)], spec.name, spec), *made]
 
 
-def creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
+def add_creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
     """The creature a ``[[creature]]`` table describes, its particles added to the stores."""
     return build_creature(
         stores,
@@ -201,7 +196,7 @@ def creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
     )
 
 
-def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
+def add_boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
     size = (table.size[0], table.size[1])
     base = (table.base[0], table.base[1])
@@ -226,7 +221,7 @@ def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
         density=table.density,
         friction=table.friction,
         fixed=table.fixed,
-        iterations=table.iterations or 0,
+        iterations=table.iterations,
         colors=tuple(rgba(c) for c in table.colors),
         restitution=table.restitution,
         velocities=velocities,
@@ -234,7 +229,7 @@ def boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     )
 
 
-def skeleton(
+def add_skeleton(
     stores: Stores, entity: int, table: Skeleton, directory: Path
 ) -> tuple[Skinned, Ragdoll | Clip | None]:
     """The character a ``[[skeleton]]`` table describes: its skin, and its ragdoll (in the stores) or clip."""
@@ -297,32 +292,8 @@ def skeleton(
         mass=table.mass,
         pinned=[names.index(name) for name in table.pinned],
         clip=clip,
+        method=Skinning(table.skinning),
     )
-
-
-def skeleton_problems(level: LoadedLevel) -> list[Problem]:
-    """A problem for each ``[[skeleton]]`` whose skin cannot be made (built aside, in stores of its own)."""
-    problems = []
-    label = file_label(level.source)
-    for k, table in enumerate(level.model.skeleton):
-        try:
-            skinned, _ = skeleton(Stores(), 0, table, level.directory)
-        except BoneError as error:
-            bone = [bone.name for bone in table.bones].index(error.bone)
-            problems.append(Problem(label, ("skeleton", k, "bones", bone), str(error)))
-            continue
-        except ValueError as error:
-            problems.append(Problem(label, ("skeleton", k, "skin"), str(error)))
-            continue
-        changed = skinned.mesh.normalised
-        if len(changed):
-            shown = ", ".join(str(int(v)) for v in changed[:5]) + (" ..." if len(changed) > 5 else "")
-            warnings.warn(
-                f"{label}: skeleton.{k}.skin.weights: rescaled to sum to 1 (normalize_weights) at "
-                f"vertex {shown}",
-                stacklevel=2,
-            )
-    return problems
 
 
 def _joint_box(table: Skeleton) -> list[float]:
@@ -342,7 +313,7 @@ def _alpha(path: str) -> np.ndarray:
     return np.asarray(image.getchannel("A"), dtype=np.float64) / 255.0
 
 
-def build_balls(stores: Stores, entity: int, table: Balls) -> None:
+def add_balls(stores: Stores, entity: int, table: Balls) -> None:
     """Add a ``[[balls]]`` set's circles: at its positions, or packed into its region; sizes from its seed."""
     rng = np.random.default_rng(table.seed)
     low, high = table.radius
@@ -356,13 +327,3 @@ def build_balls(stores: Stores, entity: int, table: Balls) -> None:
     added = add_circles(stores, entity, centers, radii)
     if table.fixed:
         stores.particles.inv_mass[added.start : added.stop] = 0.0
-
-
-def cloths() -> list[tuple[int, Sheet]]:
-    """Every cloth of the active world, in creation (level) order."""
-    return by_entity(Sheet)
-
-
-def box_sets() -> list[tuple[int, BoxSet]]:
-    """Every box set of the active world, in creation (level) order."""
-    return by_entity(BoxSet)

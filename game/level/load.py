@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from pydantic import ValidationError
 
 from weft.budgets import LEVEL_FILE_BYTES
 from weft.game.level.clamp import clamp_into_schema
+from weft.game.level.loaded import LoadedLevel
 from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.plugins import system_problems
 from weft.game.level.problems import (
@@ -24,57 +24,12 @@ from weft.game.level.problems import (
     problems_from_validation,
 )
 from weft.game.level.schema import Level
+from weft.game.level.skeleton_check import skeleton_problems
 from weft.game.level.textures import texture_problems
 from weft.game.level.tiled import TILED_SUFFIXES, read_tiled
 from weft.named_files import FileRefused, read_text_capped
 
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
-
-
-@dataclass
-class LoadedLevel:
-    """A valid level: the model, the data it came from, and where it came from."""
-
-    source: Path
-    raw: dict[str, Any]
-    model: Level
-    overridden: dict[KeyPath, str] = field(default_factory=dict)
-    """Keys changed after reading the file, with where the change came from (for error messages)."""
-    allow_import: tuple[str, ...] = ()
-    """Modules ``module:attr`` systems may be imported from (``--allow-import``; never from the file)."""
-
-    @property
-    def directory(self) -> Path:
-        """Paths inside the level are relative to this folder."""
-        return self.source.parent
-
-    def with_value(self, path: KeyPath, value: Any) -> LoadedLevel:
-        """A copy with one key changed, validated; raises ``LevelError`` if the result is invalid."""
-        raw = copy.deepcopy(self.raw)
-        label = file_label(self.source)
-        problem = set_key(raw, path, value, label, RUNTIME)
-        if problem:
-            raise LevelError([problem])
-        changed = validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
-        changed.allow_import = self.allow_import
-        return changed
-
-    def with_clamped_value(self, path: KeyPath, value: Any) -> tuple[LoadedLevel, list[str]]:
-        """``with_value``, but a number outside the schema's range is brought to its nearest bound
-        (a tool or slider must never be refused for going too far); also the notes of what was
-        clamped. Raises ``LevelError`` for what clamping cannot mend."""
-        raw = copy.deepcopy(self.raw)
-        label = file_label(self.source)
-        problem = set_key(raw, path, value, label, RUNTIME)
-        if problem:
-            raise LevelError([problem])
-        deep = too_deep(raw)
-        if deep is not None:
-            raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=RUNTIME)])
-        notes = clamp_into_schema(raw, path)
-        changed = validate(raw, self.source, overridden={**self.overridden, path: RUNTIME})
-        changed.allow_import = self.allow_import
-        return changed, notes
 
 
 def parse_key(text: str) -> KeyPath:
@@ -164,18 +119,41 @@ def validate(
     try:
         model = Level.model_validate(raw)
     except ValidationError as error:
-        raise LevelError(problems_from_validation(error, label, text, overridden or {})) from None
+        raise LevelError(problems_from_validation(error, label, text, overridden or {}, root=Level)) from None
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
-    from weft.game.level.build import skeleton_problems  # build needs this module: import when used
-
     problems = skeleton_problems(level)
     if problems:
         raise LevelError(problems)
     return level
+
+
+def with_value(
+    level: LoadedLevel, path: KeyPath, value: Any, clamp: bool = False
+) -> tuple[LoadedLevel, list[str]]:
+    """A copy of ``level`` with one key changed, validated, and the notes of what was clamped.
+
+    With ``clamp`` a number outside the schema's range is brought to its nearest bound (a tool or
+    slider must never be refused for going too far). Raises ``LevelError`` for an invalid result,
+    or with ``clamp`` for what clamping cannot mend.
+    """
+    raw = copy.deepcopy(level.raw)
+    label = file_label(level.source)
+    problem = set_key(raw, path, value, label, RUNTIME)
+    if problem:
+        raise LevelError([problem])
+    notes = []
+    if clamp:
+        deep = too_deep(raw)
+        if deep is not None:
+            raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=RUNTIME)])
+        notes = clamp_into_schema(raw, path)
+    changed = validate(raw, level.source, overridden={**level.overridden, path: RUNTIME})
+    changed.allow_import = level.allow_import
+    return changed, notes
 
 
 def load_level(

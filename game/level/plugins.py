@@ -10,7 +10,6 @@ problem is still located at ``system.K...``.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,13 +25,13 @@ from weft.game.level.problems import (
 )
 from weft.game.level.schema import Level
 from weft.systems import registry
-from weft.systems.builtin import default_schedule
+from weft.systems.frame import default_schedule
 from weft.systems.imports import import_system, is_import, spec_problem
 from weft.systems.registry import RegistryError
 from weft.systems.schedule import Schedule, ScheduleError, System
 
 if TYPE_CHECKING:
-    from weft.game.level.load import LoadedLevel
+    from weft.game.level.loaded import LoadedLevel
 
 
 def system_problems(
@@ -71,7 +70,7 @@ def system_problems(
             except ValidationError as error:
                 at = ("system", k, "params")
                 problems += problems_from_validation(
-                    error, file, text, overridden, at, registry.params_of(cls)
+                    error, file, text, overridden, at, root=registry.params_of(cls)
                 )
     return problems
 
@@ -121,7 +120,7 @@ def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule
         except ValidationError as error:
             at = ("system", k, "params")
             problems += problems_from_validation(
-                error, file, None, level.overridden, at, registry.params_of(cls)
+                error, file, None, level.overridden, at, root=registry.params_of(cls)
             )
             continue
         except RegistryError as error:
@@ -134,16 +133,16 @@ def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule
         made.append((k, system))
     if problems:
         raise LevelError(_with_lines(problems, level))
-    schedule = default_schedule() if base is None else Schedule(base.systems())
+    schedule = default_schedule() if base is None else base.copy()
     for k, system in made:
-        entry = level.model.system[k]
-        stage_names = schedule.names(system.stage)  # built-ins and the entries placed so far
-        for key in ("after", "before"):
-            for name in getattr(entry, key) or ():
-                if name not in stage_names:
-                    problems.append(
-                        Problem(file, ("system", k, key), _not_in_stage(name, system, stage_names))
-                    )
+        try:
+            places = schedule.place_problems(system)  # names its stage does not know: each at its key
+        except ScheduleError as error:  # no stage
+            problems.append(Problem(file, ("system", k), str(error)))
+            continue
+        problems += [Problem(file, ("system", k, key), message) for key, message in places]
+        if places:
+            continue
         try:
             schedule.add(system)
         except ScheduleError as error:
@@ -151,15 +150,6 @@ def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule
     if problems:
         raise LevelError(_with_lines(problems, level))
     return schedule
-
-
-def _not_in_stage(name: str, system: System, stage_names: list[str]) -> str:
-    guess = difflib.get_close_matches(name, stage_names, n=1, cutoff=0.6)
-    hint = f"; did you mean {guess[0]!r}?" if guess else ""
-    return (
-        f"expected systems of {system.name!r}'s stage {system.stage.value!r} ({', '.join(stage_names)}), "
-        f"got {name!r}{hint}"
-    )
 
 
 def _line(text: str | None, path: KeyPath, overridden: dict[KeyPath, str] | None = None) -> int | None:

@@ -18,10 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from weft.game.level.fields import AtKey
-from weft.game.level.schema import Level
-
 KeyPath = tuple[str | int, ...]
+
+
+class AtKey(ValueError):
+    """A validator's finding about a key below the one it validates (``path`` is relative)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -100,12 +105,13 @@ def problems_from_validation(
     text: str | None = None,
     overridden: dict[KeyPath, str] | None = None,
     prefix: KeyPath = (),
-    root: type[BaseModel] = Level,
+    *,
+    root: type[BaseModel],
 ) -> list[Problem]:
     """One ``Problem`` per pydantic error, in the order of the file.
 
-    ``root`` is the model that was validated and ``prefix`` where its table sits in the level
-    (a custom system's parameters: ``("system", 0, "params")``).
+    ``root`` is the model that was validated (``Level`` for a whole level) and ``prefix`` where its
+    table sits in the level (a custom system's parameters: ``("system", 0, "params")``).
     """
     problems = []
     for detail in error.errors():
@@ -122,7 +128,7 @@ def origin_of(path: KeyPath, overridden: dict[KeyPath, str] | None) -> str:
     return next((origin for key, origin in (overridden or {}).items() if path[: len(key)] == key), "")
 
 
-def _explain(detail: dict[str, Any], root: type[BaseModel] = Level) -> tuple[KeyPath, str]:
+def _explain(detail: dict[str, Any], root: type[BaseModel]) -> tuple[KeyPath, str]:
     path: KeyPath = tuple(detail["loc"])
     kind = detail["type"]
     given = detail.get("input")
@@ -153,7 +159,7 @@ def _explain(detail: dict[str, Any], root: type[BaseModel] = Level) -> tuple[Key
     return path, f"expected {expected}, got {describe(given)}"
 
 
-def _unknown_key(path: KeyPath, root: type[BaseModel] = Level) -> str:
+def _unknown_key(path: KeyPath, root: type[BaseModel]) -> str:
     model = model_at(path[:-1], root)
     key = str(path[-1])
     if model is None:
@@ -166,7 +172,7 @@ def _unknown_key(path: KeyPath, root: type[BaseModel] = Level) -> str:
     return f"expected one of {', '.join(known)}, got unknown key {key!r}{hint}"
 
 
-def model_at(path: KeyPath, root: type[BaseModel] = Level) -> type[BaseModel] | None:
+def model_at(path: KeyPath, root: type[BaseModel]) -> type[BaseModel] | None:
     """The model class that validates the table at ``path``, or None if there is none."""
     annotation: Any = root
     for part in path:

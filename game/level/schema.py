@@ -7,15 +7,21 @@ both generated from these models, so the three never disagree.
 
 from __future__ import annotations
 
+import math
+import typing
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.fields import FieldInfo
 
 from weft.budgets import BOXES, CONSTRAINTS, PARTICLES, SKIN_VERTICES, too_big
 from weft.components import CORRECTIONS
-from weft.game.level.fields import (
+from weft.game.level.problems import AtKey, model_at
+from weft.game.level.skeletons import Skeleton
+from weft.game.level.system_table import SystemTable
+from weft.game.level.values import (
+    SLIDER,
     Acceleration,
-    AtKey,
     Color,
     Coordinate,
     Rectangle,
@@ -25,12 +31,11 @@ from weft.game.level.fields import (
     Table,
     Vec2,
     Velocity,
+    slider,
     when,
 )
-from weft.game.level.skeletons import Skeleton
-from weft.game.level.system_table import SystemTable
 from weft.systems.balls import lattice_capacity
-from weft.systems.softbody import LEGS
+from weft.systems.softbody import LEGS, creature_extent
 
 PATTERNS = ("gingham", "stripes", "checker", "plaid")
 """Procedural cloth patterns; a ``texture`` image replaces them."""
@@ -83,9 +88,19 @@ class WindTable(Table):
     """A force along a direction with deterministic gusts."""
 
     enabled: bool = Field(False, description="Whether the wind blows at the start (the W key toggles it).")
-    strength: float = Field(400.0, ge=0.0, le=5000.0, description="Mean force per unit mass, px/s².")
+    strength: float = Field(
+        400.0,
+        ge=0.0,
+        le=5000.0,
+        description="Mean force per unit mass, px/s².",
+        json_schema_extra=slider(0.0, 3000.0),
+    )
     direction_deg: float = Field(
-        0.0, ge=-360.0, le=360.0, description="Direction the wind blows towards, degrees (0 = +x, 90 = up)."
+        0.0,
+        ge=-360.0,
+        le=360.0,
+        description="Direction the wind blows towards, degrees (0 = +x, 90 = up).",
+        json_schema_extra=slider(-180.0, 180.0),
     )
     gust: float = Field(
         0.35,
@@ -105,13 +120,18 @@ class RigidTable(Table):
         '"split" (a separate position pass) or "none" (boxes sink in and stay).',
     )
     substeps: int = Field(
-        4, ge=1, le=32, description="Solver substeps per 1/60 s frame (at least one per particle substep)."
+        4,
+        ge=1,
+        le=32,
+        description="Solver substeps per 1/60 s frame (at least one per particle substep).",
+        json_schema_extra=slider(1, 16),
     )
     iterations: int = Field(
         2,
         ge=1,
         le=100,
         description="Solver passes per substep: more stand steadier and settle sooner (and cost more).",
+        json_schema_extra=slider(1, 20),
     )
     slop: float = Field(
         0.4,
@@ -119,6 +139,7 @@ class RigidTable(Table):
         le=10.0,
         description='Overlap left alone, px: resting boxes settle this deep ("baumgarte", "split"; the '
         "soft step needs none).",
+        json_schema_extra=slider(0.0, 2.0),
     )
     percent: float = Field(
         0.2,
@@ -170,6 +191,7 @@ class World(Table):
         "(2 is saggy and rubbery, 40 and more almost inextensible). A level of circles without "
         "cloth defaults to 2 (contacts converge over the 6 substeps), one of boxes alone to 1 "
         "(boxes have their own, in [world.rigid]).",
+        json_schema_extra=slider(1, 80),
     )
     substeps: Substeps = Field(
         "auto",
@@ -191,13 +213,15 @@ class World(Table):
         0.6,
         ge=0.0,
         le=1.0,
-        description="Share of its speed a circle keeps off a wall; a drop rises to e² of its height.",
+        description="Share of its speed a circle keeps off a wall; without air drag a drop rises to e² of "
+        "its height (`damping` takes more: at 0.99 a 300 px drop at 0.6 rises to 22%, as the panel says).",
     )
     friction: float = Field(
         0.0,
         ge=0.0,
         le=2.0,
         description="Coulomb friction of circles on circles and on walls: 0 flows like water, 0.5 piles up.",
+        json_schema_extra=slider(0.0, 1.5),
     )
     max_circles: int = Field(
         6000, ge=0, le=50000, description="Most circles the level may hold (pouring stops there)."
@@ -267,6 +291,7 @@ class Cloth(Table):
         ge=1.05,
         le=100.0,
         description="A thread breaks when longer than tear_ratio × its rest length.",
+        json_schema_extra=slider(1.2, 6.0),
     )
     compliance: float = Field(
         0.0,
@@ -295,6 +320,12 @@ class Cloth(Table):
         max_length=4,
         description='Two to four colours of the pattern, each "#rrggbb" or [r, g, b].',
     )
+
+    @property
+    def structural_tear_ratio(self) -> float:
+        """What the sheet's structural threads tear at: ``tear_ratio``, or infinity (never) when the
+        sheet is not ``tearable``; the building and the in-place tuning of a sheet both read it."""
+        return self.tear_ratio if self.tearable else math.inf
 
     @model_validator(mode="after")
     def _pins_on_the_sheet(self) -> Cloth:
@@ -360,7 +391,11 @@ class Creature(Table):
     """A round creature with four short legs: a ring of points kept inflated by pressure."""
 
     name: str = Field("creature", description="Name of the creature in state files.")
-    center: Vec2 = Field([640.0, 200.0], description="Where its body's centre starts [x, y], px.")
+    center: Vec2 = Field(
+        [640.0, 200.0],
+        description="Where its body's centre starts [x, y], px; its skin and feet must start inside the "
+        "world's `bounds`.",
+    )
     radius: float = Field(60.0, ge=15.0, le=300.0, description="Radius of the body as built, px.")
     points: int = Field(16, ge=8, le=64, description="Points in the body's ring.")
     rotation_deg: float = Field(
@@ -455,6 +490,7 @@ class Boxes(Table):
         le=2.0,
         description="Coulomb friction (a pair of boxes uses the geometric mean; walls and particles "
         "take the box's own).",
+        json_schema_extra=slider(0.0, 1.5),
     )
     restitution: float = Field(
         0.0,
@@ -509,7 +545,13 @@ class ToolsTable(Table):
         description="How hard attract, repel, explode and shake act, 0 to 1 of their maximum "
         "(15000 px/s², 6000 px/s, 40 px of swing).",
     )
-    radius: float = Field(150.0, ge=10.0, le=1000.0, description="Reach of attract, repel and explode, px.")
+    radius: float = Field(
+        150.0,
+        ge=10.0,
+        le=1000.0,
+        description="Reach of attract, repel and explode, px.",
+        json_schema_extra=slider(20.0, 600.0),
+    )
     sizes: Range = Field(
         [4.0, 8.0], description="Smallest and largest radius of poured circles [min, max], px."
     )
@@ -629,6 +671,45 @@ class Level(Table):
         return self
 
     @model_validator(mode="after")
+    def _sheets_fit_the_world(self) -> Level:
+        """A sheet built partly outside the walls would be pushed in and torn at its first step."""
+        left, bottom, right, top = self.world.bounds
+        for k, cloth in enumerate(self.cloth):
+            r = cloth.thickness / 2.0
+            x0, y0, x1, y1 = sheet_extent(cloth)
+            where = f"the world's bounds {self.world.bounds} (less half the thickness, {r:g} px)"
+            if not (left + r <= x0 <= right - r and bottom + r <= y1 <= top - r):
+                raise AtKey(
+                    f"cloth.{k}.origin", f"expected a top-left point inside {where}, got {cloth.origin}"
+                )
+            if x1 > right - r:
+                raise AtKey(
+                    f"cloth.{k}.cols",
+                    f"expected a sheet inside {where}, got {cloth.cols} columns {cloth.spacing:g} px apart "
+                    f"from x = {x0:g}, reaching x = {x1:g}",
+                )
+            if y0 < bottom + r:
+                raise AtKey(
+                    f"cloth.{k}.rows",
+                    f"expected a sheet inside {where}, got {cloth.rows} rows {cloth.spacing:g} px apart "
+                    f"from y = {y1:g}, reaching y = {y0:g}",
+                )
+            for n, (x, y) in enumerate(cloth.pins.anchors):
+                if not (left + r <= x <= right - r and bottom + r <= y <= top - r):
+                    raise AtKey(
+                        f"cloth.{k}.pins.anchors.{n}", f"expected an anchor inside {where}, got {[x, y]}"
+                    )
+        return self
+
+    @model_validator(mode="after")
+    def _creatures_fit_the_world(self) -> Level:
+        for k, creature in enumerate(self.creature):
+            problem = creature_outside(creature, self.world.bounds)
+            if problem:
+                raise AtKey(f"creature.{k}.center", problem)
+        return self
+
+    @model_validator(mode="after")
     def _circles_fit_the_cap(self) -> Level:
         total = sum(len(balls.positions) or balls.count for balls in self.balls)
         if total > self.world.max_circles:
@@ -637,6 +718,28 @@ class Level(Table):
                 f"expected room for the level's {total} circles, got {self.world.max_circles}",
             )
         return self
+
+
+def creature_outside(creature: Creature, bounds: list[float] | tuple[float, ...]) -> str | None:
+    """What is wrong when ``creature`` does not start inside the world ``bounds``, else None.
+
+    A creature built through a wall is pushed out by it at once, and flies (one touching the
+    ceiling was fired down at 1064 px/s): its skin and feet must start inside.
+    """
+    left, bottom, right, top = bounds
+    x0, y0, x1, y1 = creature_extent(
+        (creature.center[0], creature.center[1]),
+        creature.radius,
+        creature.points,
+        math.radians(creature.rotation_deg),
+    )
+    if x0 >= left and y0 >= bottom and x1 <= right and y1 <= top:
+        return None
+    return (
+        f"expected a creature inside the world [{left:g}, {bottom:g}, {right:g}, {top:g}] "
+        f"(radius {creature.radius:g} px, skin and feet reach x {x0:.0f} to {x1:.0f}, "
+        f"y {y0:.0f} to {y1:.0f}), got center {list(creature.center)}"
+    )
 
 
 def cloth_threads(cloth: Cloth) -> int:
@@ -648,6 +751,12 @@ def cloth_threads(cloth: Cloth) -> int:
     if cloth.bend:
         threads += max(cols - 2, 0) * rows + cols * max(rows - 2, 0)
     return threads
+
+
+def sheet_extent(cloth: Cloth) -> tuple[float, float, float, float]:
+    """The rectangle ``(left, bottom, right, top)``, px, of a sheet's points as built."""
+    x, y = cloth.origin
+    return (x, y - (cloth.rows - 1) * cloth.spacing, x + (cloth.cols - 1) * cloth.spacing, y)
 
 
 def box_count(boxes: Boxes) -> int:
@@ -663,3 +772,48 @@ Spec = Cloth | Balls | Boxes | Creature | Skeleton
 """A body's spec: the table of a level that describes one body (``physics.add`` takes any of them)."""
 
 SPECS = (Cloth, Balls, Boxes, Creature, Skeleton)
+
+
+def field_at(key: str) -> FieldInfo:
+    """The schema's field of level key ``key`` (``"world.rigid.iterations"``, ``"cloth.tear_ratio"``: a
+    table of bodies stands for each of them); ``KeyError`` if there is no such key."""
+    *tables, name = (part for part in key.split(".") if not part.isdigit())
+    model: type[BaseModel] = Level
+    for table in tables:
+        inner = model_at((table,), model) or model_at((table, 0), model)
+        if inner is None:
+            raise KeyError(key)
+        model = inner
+    if name not in model.model_fields:
+        raise KeyError(key)
+    return model.model_fields[name]
+
+
+def number_range(field: FieldInfo) -> tuple[float, float]:
+    """The bounds the schema puts on a number field, strict or not (infinite where it puts none); for a
+    number-or-word such as ``substeps``, the number's."""
+    bounds = list(field.metadata)
+    for option in typing.get_args(field.annotation):  # Annotated numbers inside a union
+        if typing.get_origin(option) is Annotated:
+            bounds += [b for info in typing.get_args(option)[1:] for b in getattr(info, "metadata", [])]
+    low, high = -math.inf, math.inf
+    for bound in bounds:
+        for name in ("ge", "gt"):
+            if getattr(bound, name, None) is not None:
+                low = max(low, getattr(bound, name))
+        for name in ("le", "lt"):
+            if getattr(bound, name, None) is not None:
+                high = min(high, getattr(bound, name))
+    return low, high
+
+
+def slider_span(key: str) -> tuple[float, float]:
+    """What a panel slider for level key ``key`` spans: the key's ``slider`` if it gives one, else its
+    whole range."""
+    field = field_at(key)
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    span = extra.get(SLIDER)
+    if isinstance(span, list):
+        return float(span[0]), float(span[1])
+    low, high = number_range(field)
+    return float(low), float(high)

@@ -11,14 +11,19 @@ the parent, as a turn from the bind pose.
 from __future__ import annotations
 
 import difflib
+import math
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from weft.game.level.fields import AtKey, Color, Rectangle, Table, Vec2, when
+from weft.components.skinned import DEFAULT_SKINNING, Skinning
+from weft.game.level.problems import AtKey
+from weft.game.level.values import Color, Rectangle, Table, Vec2, when
+from weft.systems.kernels.bone_weights import SMOOTHING_FRACTION
 from weft.systems.skeletons import BoneSpec, bone_parents, parents_first
 
 DRIVES = ("ragdoll", "clip")
+SKINNINGS = tuple(method.value for method in Skinning)
 MAX_JOINTS = 64
 MAX_MESH_VERTICES = 20000
 
@@ -65,14 +70,15 @@ class BoneTable(Table):
         None,
         ge=-180.0,
         le=180.0,
-        description="Ragdoll: the most the bone may turn clockwise from its bind angle to its parent, "
-        "degrees (negative; unset: free).",
+        description="The most the bone may turn clockwise from its bind angle to its parent, degrees "
+        "(negative; unset: free). A ragdoll's joint is held there; a clip's keys must stay within it "
+        "(its eased curve is clamped to it between keys); the skin never shows the bone turned further.",
     )
     max_deg: float | None = Field(
         None,
         ge=-180.0,
         le=180.0,
-        description="Ragdoll: the most it may turn counter-clockwise, degrees (unset: free).",
+        description="The most it may turn counter-clockwise, degrees (unset: free); as `min_deg`.",
     )
 
     @model_validator(mode="after")
@@ -114,7 +120,7 @@ class SkinTable(Table):
     bones: list[list[str]] = Field(
         [],
         description="Bones each vertex follows (at most 4), by name; with `weights`. Unset: weights are "
-        "made from the distance of each vertex to each bone.",
+        "made by heat over the mesh from the bone each vertex sees nearest (bone heat).",
     )
     weights: list[list[Weight]] = Field(
         [], description="Weight of each of the vertex's `bones`; they must sum to 1 for every vertex."
@@ -126,8 +132,9 @@ class SkinTable(Table):
         None,
         ge=0.1,
         le=1000.0,
-        description="Automatic weights: how far (px) the blend between two bones reaches; unset: a "
-        "quarter of the mean bone length.",
+        description="Automatic weights: how far (px) the blend between two bones reaches round a joint "
+        "(wider lets a joint bend further before the inside of the bend folds; about the limb's width "
+        f"for 150 degrees); unset: {SMOOTHING_FRACTION:g} of the mean bone length.",
     )
     color: Color = Field("#ffffff", description="Tint of the texture, or the fill without one.")
     outline_color: Color = Field("#2c2228", description="Colour of the bones in the debug view.")
@@ -241,6 +248,13 @@ class Skeleton(Table):
         description='"ragdoll": joints are particles that fall, collide and can be grabbed; "clip": the '
         "bones follow `clip`'s keyframes.",
     )
+    skinning: Literal[SKINNINGS] = Field(
+        DEFAULT_SKINNING.value,
+        description='How the skin follows its bones: "dual_quaternion" blends the bones\' rigid motions '
+        '(Kavan et al. 2008), so a bent joint keeps its width; "linear" blends their matrices (linear '
+        "blend skinning, the textbook reference), so a joint bent by θ shrinks to cos(θ/2) of its width "
+        "(0.26 at 150 degrees) and folds sooner.",
+    )
     joints: list[JointTable] = Field(min_length=2, max_length=MAX_JOINTS, description="The joints.")
     bones: list[BoneTable] = Field(min_length=1, max_length=MAX_JOINTS, description="The bones.")
     braces: list[Annotated[list[str], Field(min_length=2, max_length=2)]] = Field(
@@ -321,4 +335,20 @@ class Skeleton(Table):
                             f"clip.keys.{k}.angles",
                             _unknown("bone", name, bones),
                         )
+                    bone = self.bones[bones.index(name)]
+                    _within_limits(bone, key.angles[name], f"clip.keys.{k}.angles.{name}")
         return self
+
+
+def _within_limits(bone: BoneTable, degrees: float, key: str) -> None:
+    """Refuse a keyframed turn beyond the bone's ``min_deg``/``max_deg``: the skin would never show it (it
+    is clamped there), and a key the animation cannot reach is a mistake to say, not to hide."""
+    low = -math.inf if bone.min_deg is None else bone.min_deg
+    high = math.inf if bone.max_deg is None else bone.max_deg
+    if not low <= degrees <= high:
+        allowed = "..".join("" if limit is None else f"{limit:g}" for limit in (bone.min_deg, bone.max_deg))
+        raise AtKey(
+            key,
+            f"expected a turn within bone {bone.name!r}'s limits ({allowed} degrees: min_deg..max_deg), "
+            f"got {degrees:g}",
+        )

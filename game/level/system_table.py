@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from weft.game.level.fields import Table
+from weft.game.level.values import Table
 
 
 class SystemTable(Table):

@@ -51,7 +51,7 @@ from weft.components import BoxSet, ContactStore, RigidStore
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 if TYPE_CHECKING:
@@ -285,9 +285,6 @@ class BoxSystem(System):
     """
 
     name = "box_sprites"
-    stage = Stage.DRAW
-    after = ("cloth_mesh", "circles")
-    before = ("creatures", "thread_debug", "pin_markers")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

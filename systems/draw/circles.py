@@ -39,7 +39,7 @@ from arcade.gl import BufferDescription
 from weft.components import FRAME_DT, ParticleKind, ParticleStore
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context
@@ -175,9 +175,6 @@ class CircleSystem(System):
     """
 
     name = "circles"
-    stage = Stage.DRAW
-    after = ("cloth_mesh",)
-    before = ("thread_debug", "pin_markers")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

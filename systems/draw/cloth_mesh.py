@@ -5,9 +5,14 @@ Each sheet keeps three vertex buffers and an index buffer on the GPU:
 - positions, written from the particle store every frame;
 - texture coordinates, written once (they are the sheet's rest layout);
 - a shade per point, from a fake normal (below), written every frame;
-- the indices of the triangles whose two structural threads are alive,
-  rewritten only when the sheet's count of alive structural threads changes,
-  so the picture tears exactly where the threads did.
+- the indices of the triangles of the cells whose four sides are alive, each
+  cell split along the diagonal that keeps its halves facing the same way
+  (``systems.cloth_cells.woven_triangles``), rewritten when that changes, so
+  the picture tears exactly where the threads did.
+
+Cells seen edge-on (folded flat, or lying on the floor: their triangles have no area) are
+drawn as their edges, strokes as thick as the cloth (2 px at least) in the look's mean colour,
+shaded as the back of the cloth: a flat sheet seen from its edge.
 
 Fake normal: the simulation is flat, so a fold shows up as a point whose
 neighbours on either side come closer than twice the spacing. If the cloth
@@ -29,9 +34,11 @@ from arcade.gl import BufferDescription
 
 from weft.components import ClothLook, DistanceStore, Sheet
 from weft.systems import world
+from weft.systems.cloth_cells import woven_triangles
 from weft.systems.draw.options import DrawOptions
+from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, segments
 from weft.systems.draw.textures import ClothTextures
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Buffer, Context, Geometry, Texture2D
@@ -44,6 +51,14 @@ DARKEST_FOLD = 0.45
 
 DEBUG_DIM = 0.35
 """Brightness of the sheet in the debug view, so the strain colours stand out."""
+
+EDGE_ON = 0.1
+"""Share of its area at rest below which a cell is seen edge-on: its sides are drawn as strokes
+as thick as the cloth, so a piece lying flat on the floor (every point on one line, every
+triangle of no area) still shows."""
+
+MIN_EDGE_PX = 2.0
+"""Screen px at least of half an edge-on stroke's width, whatever the zoom and the thickness."""
 
 VERTEX_SHADER = """
 #version 330
@@ -102,14 +117,18 @@ class _Sheet:
     shades: Buffer
     indices: Buffer
     geometry: Geometry
-    triangles: npt.NDArray[np.uint32]
-    """``(T, 3)`` particle indices local to the sheet (the vertex buffers hold only its points)."""
+    cells: npt.NDArray[np.int64]
+    """``(C, 4)`` corner indices local to the sheet (the vertex buffers hold only its points)."""
     across: npt.NDArray[np.int64]
     """``(rows, cols - 1)`` thread index of each horizontal structural thread."""
     down: npt.NDArray[np.int64]
     """``(rows - 1, cols)`` thread index of each vertical structural thread."""
     rest_is_ccw: bool
     alive_threads: int = -1
+    drawn: npt.NDArray[np.int64] | None = None
+    """The triangles last written to the index buffer, two per cell."""
+    cell_areas: npt.NDArray[np.float64] | None = None
+    """Twice the area of each cell drawn, now."""
     index_count: int = 0
     across_alive: npt.NDArray[np.bool_] | None = None
     down_alive: npt.NDArray[np.bool_] | None = None
@@ -127,7 +146,6 @@ class ClothMeshSystem(System):
     """
 
     name = "cloth_mesh"
-    stage = Stage.DRAW
 
     def __init__(self, ctx: Context, options: DrawOptions, textures: ClothTextures | None = None) -> None:
         self.ctx = ctx
@@ -138,6 +156,7 @@ class ClothMeshSystem(System):
         self._program["back_shade"] = BACK_SHADE
         self._sheets: dict[int, _Sheet] = {}
         self._world: object = None
+        self._edges = StrokeBatch(ctx)
 
     def process(self, step: Step) -> None:
         if self.options.world != self._world:
@@ -153,6 +172,7 @@ class ClothMeshSystem(System):
         program = self._program
         program["brightness"] = DEBUG_DIM if self.options.debug else 1.0
         cloths = world.by_entity(Sheet)
+        edges = [np.zeros((0, SEGMENT_FIELDS), np.float32)]
         if len(self._sheets) > len(cloths):  # a sheet was removed: let its buffers go
             present = {entity for entity, _ in cloths}
             self._sheets = {entity: sheet for entity, sheet in self._sheets.items() if entity in present}
@@ -164,7 +184,7 @@ class ClothMeshSystem(System):
                 sheet = self._sheets[entity] = self._new_sheet(cloth, distances)
             points = pos[cloth.particles.start : cloth.particles.stop]
             sheet.positions.write(points.astype("f4"))
-            self._update_triangles(sheet, cloth, distances)
+            self._update_triangles(sheet, cloth, points, distances)
             shade = fold_shade(points, cloth, sheet.across_alive, sheet.down_alive, self.options.shading)
             sheet.shades.write(shade)
             self._update_look(sheet, cloth)
@@ -175,6 +195,8 @@ class ClothMeshSystem(System):
             program["rest_is_ccw"] = sheet.rest_is_ccw
             sheet.texture.use(0)
             sheet.geometry.render(program, vertices=sheet.index_count)
+            edges.append(self._edge_on(sheet, cloth, stores.particles.radius))
+        self._edges.draw(np.concatenate(edges))
 
     def _new_sheet(self, cloth: Sheet, distances: DistanceStore) -> _Sheet:
         ctx = self.ctx
@@ -182,8 +204,10 @@ class ClothMeshSystem(System):
         positions = ctx.buffer(reserve=n * 2 * 4, usage="stream")
         shades = ctx.buffer(reserve=n * 4, usage="stream")
         uv = ctx.buffer(data=cloth.uv.astype("f4"))
-        triangles = (cloth.triangles - cloth.particles.start).astype(np.uint32)
-        indices = ctx.buffer(reserve=max(triangles.nbytes, 4), usage="dynamic")
+        cells = cloth.cells - cloth.particles.start
+        indices = ctx.buffer(
+            reserve=max(len(cells) * 2 * 3 * 4, 4), usage="dynamic"
+        )  # two uint32 triangles a cell
         geometry = ctx.geometry(
             [
                 BufferDescription(positions, "2f", ["in_pos"]),
@@ -195,7 +219,7 @@ class ClothMeshSystem(System):
             mode=ctx.TRIANGLES,
         )
         across, down = _thread_grid(cloth, distances)
-        rest = cloth.rest_pos[triangles[0]] if len(triangles) else np.zeros((3, 2))
+        rest = cloth.rest_pos[cells[0, [0, 1, 3]]] if len(cells) else np.zeros((3, 2))
         (ax, ay), (bx, by) = rest[1] - rest[0], rest[2] - rest[0]
         signed_area = ax * by - ay * bx
         return _Sheet(
@@ -203,25 +227,50 @@ class ClothMeshSystem(System):
             shades=shades,
             indices=indices,
             geometry=geometry,
-            triangles=triangles,
+            cells=cells,
             across=across,
             down=down,
             rest_is_ccw=bool(signed_area > 0.0),
         )
 
-    def _update_triangles(self, sheet: _Sheet, cloth: Sheet, distances: DistanceStore) -> None:
-        """Rewrite the index buffer when threads of this sheet died since the last frame."""
+    def _update_triangles(
+        self, sheet: _Sheet, cloth: Sheet, points: npt.NDArray[np.float64], distances: DistanceStore
+    ) -> None:
+        """Rewrite the index buffer when the cells drawn, or the diagonals they are split along, changed."""
         alive = distances.alive
         count = int(np.count_nonzero(alive[cloth.structural.start : cloth.structural.stop]))
-        if count == sheet.alive_threads:
+        if count != sheet.alive_threads:
+            sheet.alive_threads = count
+            sheet.across_alive = alive[sheet.across]
+            sheet.down_alive = alive[sheet.down]
+        triangles, sheet.cell_areas = woven_triangles(points, sheet.cells, cloth.cell_threads, alive)
+        if sheet.drawn is not None and np.array_equal(triangles, sheet.drawn):
             return
-        sheet.alive_threads = count
-        kept = alive[cloth.triangle_threads].all(axis=1)
-        indices = np.ascontiguousarray(sheet.triangles[kept])
+        sheet.drawn = triangles
+        indices = triangles.astype(np.uint32)
         sheet.indices.write(indices)
         sheet.index_count = indices.size
-        sheet.across_alive = alive[sheet.across]
-        sheet.down_alive = alive[sheet.down]
+
+    def _edge_on(
+        self, sheet: _Sheet, cloth: Sheet, radius: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float32]:
+        """Stroke rows for the edges of the drawn cells seen edge-on (``EDGE_ON``)."""
+        triangles = sheet.drawn
+        if triangles is None or len(triangles) == 0:
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        flat = sheet.cell_areas < EDGE_ON * 2.0 * cloth.spacing**2
+        if not flat.any():
+            return np.zeros((0, SEGMENT_FIELDS), np.float32)
+        points = world.stores().particles.pos[cloth.particles.start : cloth.particles.stop]
+        # every edge of the cell's two triangles: its four sides and the diagonal between them
+        corners = np.concatenate([triangles[0::2][flat], triangles[1::2][flat]])
+        ends = corners[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+        zoom = max(self.options.zoom, 1e-6)
+        width = np.maximum(radius[cloth.particles.start + ends[:, 0]], MIN_EDGE_PX / zoom)
+        r, g, b_, alpha = self.textures.mean_color(sheet.texture)
+        shade = BACK_SHADE * (DEBUG_DIM if self.options.debug else 1.0)
+        color = (r * shade, g * shade, b_ * shade, alpha)
+        return segments(points[ends[:, 0]], points[ends[:, 1]], width, color)
 
     def _update_look(self, sheet: _Sheet, cloth: Sheet) -> None:
         """Pick up a new look (the panel replaces ``cloth.look``, or edits it in place)."""

@@ -46,7 +46,7 @@ from weft.systems.draw.fills import FillBatch, fan_triangles, fan_vertices
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.splines import closed_spline, open_spline_matrix
 from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, polyline_rows
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.softbody import head_line
 from weft.systems.world import by_entity
 
@@ -103,6 +103,12 @@ SHINE_RADIUS = 0.028
 
 SHINE_SPAN_DEG = 32.0
 """Half the arc of the shine, in degrees of the silhouette, around the point facing the light."""
+
+FAN_PROBES = 8
+"""Directions, evenly round the rim, in which ``fan_centres`` looks for a point that sees a dented body."""
+
+FAN_PROBE_SHARES = (0.25, 0.5)
+"""How far from the middle towards the rim ``fan_centres`` looks, in each direction."""
 
 SHINE_WHITENESS = 0.55
 """How far the shine's colour goes from the body colour towards white."""
@@ -220,6 +226,30 @@ def leg_rows(
     return np.concatenate([dark, light], axis=1).reshape(-1, SEGMENT_FIELDS)
 
 
+def fan_centres(rim: FloatArray, lit: FloatArray, middle: FloatArray) -> FloatArray:
+    """Where each body's two fans start ``(B, 2)``: of the ring's middle and points between it and the
+    rim, the one that sees most of both outlines (every triangle of its fans turning the outlines' way).
+
+    A fan covers its outline exactly only from a point that sees all of it. A body dented deep by a
+    finger is no longer star-shaped about its middle (22 of 128 triangles turned over, painting
+    wedges of body above the dent); some point nearer the far side usually still sees it all.
+    """
+    count, m = rim.shape[:2]
+    # the middle, then a quarter and a half of the way to each of eight rim points around the body
+    toward = rim[:, :: max(1, m // FAN_PROBES)][:, :FAN_PROBES]
+    shares = np.array(FAN_PROBE_SHARES)
+    probes = middle[:, None, None] + shares[None, :, None, None] * (toward - middle[:, None])[:, None]
+    candidates = np.concatenate([middle[:, None], probes.reshape(count, -1, 2)], axis=1)  # (B, K, 2)
+    turned = np.zeros(candidates.shape[:2], dtype=np.int64)
+    for outline in (rim, lit):
+        offsets = outline[:, None] - candidates[:, :, None]  # (B, K, m, 2)
+        following = np.roll(offsets, -1, axis=2)
+        cross = offsets[..., 0] * following[..., 1] - offsets[..., 1] * following[..., 0]
+        turned += (cross <= 0.0).sum(axis=2)
+    best = np.argmin(turned, axis=1)  # the first of the least: the middle when it sees everything
+    return candidates[np.arange(count), best]
+
+
 def body_parts(
     points: FloatArray, bead: FloatArray, size: FloatArray, colors: FloatArray
 ) -> tuple[FloatArray, npt.NDArray[np.float32]]:
@@ -238,7 +268,7 @@ def body_parts(
     band = BAND * size[:, None] * ((1.0 + away) / 2.0) ** BAND_FALLOFF
     lit = rim - normal * band[..., None]
     outline, body, shade = colors[:, 0], colors[:, 1], colors[:, 2]
-    fill = fan_vertices([rim, lit], points.mean(axis=1), [shade, body])
+    fill = fan_vertices([rim, lit], fan_centres(rim, lit, points.mean(axis=1)), [shade, body])
 
     # the shine: a tapering arc just inside the skin, centred where the skin faces the light
     m = curve.shape[1]
@@ -283,9 +313,6 @@ class CreatureSystem(System):
     """
 
     name = "creatures"
-    stage = Stage.DRAW
-    after = ("cloth_mesh", "circles")
-    before = ("thread_debug", "pin_markers")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

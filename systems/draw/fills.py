@@ -73,7 +73,7 @@ def fan_vertices(rims: list[FloatArray], centre: FloatArray, colors: list[FloatA
 
     ``centre`` is ``(B, 2)``; ``colors`` holds each fan's ``(B, 4)`` RGBA 0..255.
     A fan covers the shape exactly while every rim point can be seen from the
-    centre (star-shaped): a pressure-filled ring stays that way under a finger.
+    centre (star-shaped): creatures pick a centre that does (``fan_centres``).
     """
     count, m = rims[0].shape[:2]
     vertices = np.empty((count, len(rims), m + 1, VERTEX_FIELDS), dtype=np.float32)

@@ -12,7 +12,7 @@ from arcade.gl import BufferDescription
 from weft.components import Sheet
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Context
@@ -77,8 +77,6 @@ class PinMarkerSystem(System):
     """
 
     name = "pin_markers"
-    stage = Stage.DRAW
-    after = ("cloth_mesh", "thread_debug")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

@@ -32,10 +32,15 @@ from ``BONE_COLORS``, blended by the vertex's weights), then, for every
 character at once in one ``StrokeBatch`` call: the bones as lines from
 their origin to ``origin + x_axis · length``, each bone's frame as a red x
 and a green y tick at its origin, and for each probe vertex the textbook
-figure of linear blend skinning: a dot where the vertex would be if
-rigidly attached to each of its bones (in that bone's colour), a thin line
-joining those dots, and the skinned vertex in white, which lies on that
-line (for two bones) at the second bone's weight from the first dot.
+figure of skinning: a dot where the vertex would be if rigidly attached to
+each of its bones (in that bone's colour); a thin grey line joining those
+dots, where linear blend skinning puts the vertex as its weight slides
+from one bone to the other, with a grey dot where it puts it now; a thin
+white arc between them, where dual-quaternion skinning puts it; and the
+skinned vertex in white. With ``skinning = "dual_quaternion"`` the white
+dot sits on the arc and the grey one, inside the bend, shows how far the
+linear blend would have pulled it in (at 150 degrees, three quarters of
+the way to the joint); with ``"linear"`` the white dot covers the grey.
 
 The probe dots take the colour of their bone, not of the slot the bone
 sits in: slots are ordered per vertex, so one vertex's slot 0 may be the
@@ -64,8 +69,9 @@ from weft.named_files import FileRefused, read_named_image
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import StrokeBatch, segments
 from weft.systems.draw.textures import upload_mipmaps
+from weft.systems.kernels.dual_quaternions import blend_rigid_motions
 from weft.systems.kernels.skinning import rigid_positions
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
 if TYPE_CHECKING:
@@ -119,11 +125,22 @@ AXIS_WIDTH = 1.2
 X_AXIS_COLOR = (235, 55, 45, 255)
 Y_AXIS_COLOR = (70, 205, 80, 255)
 
-PROBE_LINE = (235, 235, 235, 255)
-"""The line joining a probe vertex's rigid positions, RGBA 0-255."""
+PROBE_LINE = (150, 150, 160, 255)
+"""The line joining a probe vertex's rigid positions (the linear blend's path), RGBA 0-255."""
+
+PROBE_ARC = (245, 245, 245, 255)
+"""The arc joining them along the dual-quaternion blend's path, RGBA 0-255."""
 
 PROBE_LINE_WIDTH = 0.9
-"""Half the width of that line, screen px."""
+"""Half the width of that line and arc, screen px."""
+
+ARC_SAMPLES = 16
+"""Points along each arc (15 segments: smooth at the debug view's sizes)."""
+
+LINEAR_DOT = 2.2
+"""Radius of the grey dot where the linear blend puts the probe vertex, screen px."""
+
+LINEAR_COLOR = (150, 150, 160, 255)
 
 RIGID_DOT = 3.0
 """Radius of a rigid-position dot, screen px."""
@@ -219,9 +236,6 @@ class SkinMeshSystem(System):
     """
 
     name = "skin_mesh"
-    stage = Stage.DRAW
-    after = ("cloth_mesh", "circles", "box_sprites")
-    before = ("creatures", "thread_debug", "pin_markers")
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx
@@ -317,9 +331,9 @@ def debug_rows(skinned: Skinned, zoom: float) -> npt.NDArray[np.float32]:
     """Stroke rows (``strokes.segments``'s columns) of one character's debug view, in drawing order.
 
     Bone halos, bone lines, x and y ticks, then per probe vertex the lines
-    joining its rigid positions, the rigid dots (each in its bone's colour)
-    and the skinned dot. Sizes are screen px: divided by ``zoom``
-    (framebuffer px per world px).
+    and arcs joining its rigid positions, the rigid dots (each in its bone's
+    colour), the linear blend's grey dot and the skinned dot. Sizes are
+    screen px: divided by ``zoom`` (framebuffer px per world px).
     """
     px = 1.0 / zoom
     skeleton, mesh = skinned.skeleton, skinned.mesh
@@ -337,23 +351,50 @@ def debug_rows(skinned: Skinned, zoom: float) -> npt.NDArray[np.float32]:
     probes = skinned.probes
     if len(probes):
         indices, weights = mesh.bone_indices[probes], mesh.weights[probes]
-        rigid = rigid_positions(mesh.bind_positions[probes], indices, skeleton.skinning)  # (p, 4, 2)
+        bind = mesh.bind_positions[probes]
+        rigid = rigid_positions(bind, indices, skeleton.skinning)  # (p, 4, 2)
         used = weights > 0.0
         # every pair of a vertex's bones: one line for two bones, a triangle's edges for three
         pairs = [(a, b) for a, b in itertools.combinations(range(indices.shape[1]), 2)]
         starts = np.concatenate([rigid[used[:, a] & used[:, b], a] for a, b in pairs])
         ends = np.concatenate([rigid[used[:, a] & used[:, b], b] for a, b in pairs])
+        arcs = np.concatenate([_arcs(bind, indices, skeleton.skin_rotors, used, a, b) for a, b in pairs])
         dots = rigid[used]
         colors = np.column_stack([BONE_COLORS[indices[used] % len(BONE_COLORS)], np.full(len(dots), 255.0)])
+        linear_at = np.einsum("ps,psi->pi", weights, rigid)
         skinned_at = mesh.positions[probes]
         rows += [
             segments(starts, ends, PROBE_LINE_WIDTH * px, PROBE_LINE),
+            segments(
+                arcs[:, :-1].reshape(-1, 2), arcs[:, 1:].reshape(-1, 2), PROBE_LINE_WIDTH * px, PROBE_ARC
+            ),
             segments(dots, dots, (RIGID_DOT + HALO_WIDTH) * px, HALO),
             segments(dots, dots, RIGID_DOT * px, colors),
+            segments(linear_at, linear_at, (LINEAR_DOT + HALO_WIDTH) * px, HALO),
+            segments(linear_at, linear_at, LINEAR_DOT * px, LINEAR_COLOR),
             segments(skinned_at, skinned_at, (SKINNED_DOT + HALO_WIDTH) * px, HALO),
             segments(skinned_at, skinned_at, SKINNED_DOT * px, SKINNED_COLOR),
         ]
     return np.concatenate(rows)
+
+
+def _arcs(
+    bind: FloatArray,
+    indices: npt.NDArray[np.int32],
+    rotors: FloatArray,
+    used: npt.NDArray[np.bool_],
+    a: int,
+    b: int,
+) -> FloatArray:
+    """``(p, ARC_SAMPLES, 2)``: for the probes using slots ``a`` and ``b``, where the dual-quaternion blend
+    puts each as the weight goes from all on ``a``'s bone to all on ``b``'s."""
+    both = used[:, a] & used[:, b]
+    share = np.linspace(0.0, 1.0, ARC_SAMPLES)
+    count = int(both.sum())
+    points = np.repeat(bind[both], ARC_SAMPLES, axis=0)
+    pair = np.repeat(rotors[indices[both][:, [a, b]]], ARC_SAMPLES, axis=0)  # (count·samples, 2, 4)
+    mix = np.tile(np.column_stack([1.0 - share, share]), (count, 1))
+    return blend_rigid_motions(points, pair, mix).reshape(count, ARC_SAMPLES, 2)
 
 
 def _unit(vectors: FloatArray) -> FloatArray:

@@ -42,6 +42,8 @@ class ClothTextures:
         self._ctx = ctx
         self._patterns: dict[tuple[str, tuple[tuple[int, int, int, int], ...]], Texture2D] = {}
         self._images: dict[tuple[str, str | None], Texture2D | None] = {}
+        self._means: dict[int, tuple[float, float, float, float]] = {}
+        """Each texture's mean colour, by ``id``: the caches above keep every texture alive."""
 
     def texture(self, look: ClothLook) -> tuple[Texture2D, bool]:
         """The texture for ``look``, and whether it is a repeating pattern (False: one image)."""
@@ -54,8 +56,17 @@ class ClothTextures:
         if texture is None:
             # the tile's row 0 is its top; GL's first row is the bottom of a texture
             tile = pattern_image(*key, size=TILE_SIZE)[::-1]
-            texture = self._patterns[key] = upload_mipmaps(self._ctx, _box_mipmaps(tile), repeat=True)
+            texture = self._patterns[key] = self._upload(_box_mipmaps(tile), repeat=True)
         return texture, True
+
+    def mean_color(self, texture: Texture2D) -> tuple[float, float, float, float]:
+        """The average RGBA (0-255) of a texture ``texture`` gave: its 1 × 1 mipmap level."""
+        return self._means[id(texture)]
+
+    def _upload(self, levels: list[npt.NDArray[np.uint8]], repeat: bool = False) -> Texture2D:
+        texture = upload_mipmaps(self._ctx, levels, repeat)
+        self._means[id(texture)] = tuple(float(c) for c in levels[-1].reshape(-1, 4)[0])
+        return texture
 
     def _image(self, path: str, folder: str | None) -> Texture2D | None:
         key = (path, folder)
@@ -66,7 +77,7 @@ class ClothTextures:
             except FileRefused:  # replaced since it was validated: too big, a FIFO, half saved, moved out
                 self._images[key] = None
             else:
-                self._images[key] = upload_mipmaps(self._ctx, _resized_mipmaps(image))
+                self._images[key] = self._upload(_resized_mipmaps(image))
         return self._images[key]
 
 

@@ -12,7 +12,7 @@ from arcade.gl import BufferDescription
 from weft.components import DistanceStore, ThreadKind
 from weft.systems import world
 from weft.systems.draw.options import DrawOptions
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
     from arcade.gl import Context
@@ -98,8 +98,6 @@ class ThreadDebugSystem(System):
     """When ``options.debug`` is on, draws every alive thread of the world as a strain-coloured line."""
 
     name = "thread_debug"
-    stage = Stage.DRAW
-    after = ("cloth_mesh",)
 
     def __init__(self, ctx: Context, options: DrawOptions) -> None:
         self.ctx = ctx

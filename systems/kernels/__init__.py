@@ -65,6 +65,9 @@ def _base() -> Path:
 
 CACHE_DIR = cache_folder(Path(__file__).resolve().parent, _base())
 """Where numba keeps this copy's compiled kernels."""
+READY_MARK = CACHE_DIR / "prepared"
+"""Written once every shipped level has stepped with this cache folder (``weft warmup``): every
+kernel is compiled and cached."""
 
 _host_cache_dir = numba.config.CACHE_DIR
 numba.config.CACHE_DIR = str(CACHE_DIR)
@@ -86,19 +89,24 @@ try:
         box_softness,
         box_solver,
         box_step,
-        collide,
+        cells,
+        circle_contacts,
         distance,
-        fields,
+        dual_quaternions,
+        force_fields,
         grid,
+        jit,
         joint_limits,
         measure,
+        mesh_heat,
         pins,
         skinning,
         softbody,
         sweep,
         tear,
-        threads,
         verlet,
     )
+
+    jit.make_twins()
 finally:
     numba.config.CACHE_DIR = _host_cache_dir

@@ -12,6 +12,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.joint_limits import wrap_angle
+
 
 @numba.njit(cache=True)
 def compose_frame(
@@ -68,7 +70,9 @@ def pose_from_local(
     for k in range(parent.shape[0]):
         p = parent[k]
         if p < 0:
-            out[k, :, :] = local[k]
+            for row in range(2):  # element by element: see box_batches.keep_plan
+                for column in range(3):
+                    out[k, row, column] = local[k, row, column]
         else:
             compose_frame(out[p], local[k], out[k])
 
@@ -93,3 +97,47 @@ def local_from_angles(
             out[k, i, 0] = x * c + y * s
             out[k, i, 1] = y * c - x * s
             out[k, i, 2] = bind_local[k, i, 2]
+
+
+@numba.njit(cache=True)
+def pose_from_particles(
+    parent: npt.NDArray[np.int64],
+    pos: npt.NDArray[np.float64],
+    heads: npt.NDArray[np.int64],
+    tails: npt.NDArray[np.int64],
+    bind: npt.NDArray[np.float64],
+    bind_local: npt.NDArray[np.float64],
+    turn_low: npt.NDArray[np.float64],
+    turn_high: npt.NDArray[np.float64],
+    turns: npt.NDArray[np.float64],
+    local: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+) -> None:
+    """A ragdoll's pose for its skin: each bone turned from its parent as its particles say, within range.
+
+    The frames from the particles (``bone_frames_from_particles``) give each
+    bone's turn from its bind angle relative to its parent, wrapped into
+    (-π, π]; it is clamped into ``[turn_low, turn_high]`` and the pose is
+    rebuilt down the hierarchy (``local_from_angles``, ``pose_from_local``)
+    from the roots' frames. The skin thus always wears a rigid skeleton whose
+    joints are within their limits: a yank or a crate that stretches a bone
+    or forces a joint past its limit for a few frames shows as the skin
+    lagging its particles by that much, never as a torn or folded skin.
+    Shapes: ``pos`` ``(N, 2)``; ``parent``, ``heads``, ``tails``,
+    ``turn_*``, ``turns`` ``(n,)``; ``bind``, ``bind_local``, ``local``,
+    ``out`` ``(n, 2, 3)``.
+    """
+    bone_frames_from_particles(pos, heads, tails, out)
+    for k in range(parent.shape[0]):
+        p = parent[k]
+        if p < 0:
+            turns[k] = 0.0
+            continue
+        now = math.atan2(out[k, 1, 0], out[k, 0, 0]) - math.atan2(out[p, 1, 0], out[p, 0, 0])
+        then = math.atan2(bind[k, 1, 0], bind[k, 0, 0]) - math.atan2(bind[p, 1, 0], bind[p, 0, 0])
+        turns[k] = min(max(wrap_angle(now - then), turn_low[k]), turn_high[k])
+    local_from_angles(bind_local, turns, local)
+    for k in range(parent.shape[0]):
+        if parent[k] < 0:
+            local[k, :, :] = out[k]
+    pose_from_local(parent, local, out)

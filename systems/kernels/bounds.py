@@ -51,6 +51,21 @@ def _bounce(
 
 
 @numba.njit(cache=True)
+def _stop(x: float, v: float, edge: float, side: float, wall_v: float) -> tuple[float, float]:
+    """One wall contact of a point along one axis; returns the new (position, normal velocity).
+
+    The point is put on the wall and moves with it along the normal: an
+    inelastic contact, whatever ``prev`` was. Keeping ``prev`` as it was
+    would turn the push into speed: a point found outside (built there, let
+    go by a grab beyond the window, or pulled in by threads from there)
+    would come back at the depth it was pushed by, in px per step.
+    """
+    if (edge - x) * side <= 0.0:
+        return x, v
+    return edge, wall_v
+
+
+@numba.njit(cache=True)
 def clamp_to_bounds(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
@@ -70,9 +85,10 @@ def clamp_to_bounds(
 ) -> None:
     """Put every free particle that left the rectangle back inside it (inset by its radius).
 
-    Points (cloth) stop at the wall; on the floor their horizontal
-    velocity ``x - prev_x`` is scaled by ``1 - floor_friction`` by moving
-    ``prev``: friction without a velocity array. Circles bounce with
+    Points (cloth, skins, joints) stop at the wall and take its normal
+    velocity (see ``_stop``); on the floor their horizontal velocity
+    ``x - prev_x`` is scaled by ``1 - floor_friction``. Velocities are
+    written through ``prev``: friction without a velocity array. Circles bounce with
     ``restitution`` and slide with Coulomb ``friction`` (see ``_bounce``);
     ``rest_speed`` and the walls' velocity ``wall_vx, wall_vy`` are in px
     per step. Shapes: ``pos``, ``prev`` ``(N, 2)``;
@@ -85,11 +101,11 @@ def clamp_to_bounds(
         r = radius[k]
         x = pos[k, 0]
         y = pos[k, 1]
+        if left + r <= x <= right - r and bottom + r <= y <= top - r:
+            continue
+        vx = x - prev[k, 0]
+        vy = y - prev[k, 1]
         if kind[k] == CIRCLE:
-            if left + r <= x <= right - r and bottom + r <= y <= top - r:
-                continue
-            vx = x - prev[k, 0]
-            vy = y - prev[k, 1]
             x, vx, vy = _bounce(x, vx, vy, left + r, 1.0, wall_vx, restitution, friction, rest_speed)
             x, vx, vy = _bounce(x, vx, vy, right - r, -1.0, wall_vx, restitution, friction, rest_speed)
             y, vy, vx = _bounce(y, vy, vx, bottom + r, 1.0, wall_vy, restitution, friction, rest_speed)
@@ -102,13 +118,13 @@ def clamp_to_bounds(
             prev[k, 0] = x - vx
             prev[k, 1] = y - vy
             continue
-        if x < left + r:
-            pos[k, 0] = left + r
-        elif x > right - r:
-            pos[k, 0] = right - r
-        if y > top - r:
-            pos[k, 1] = top - r
-        elif y < bottom + r:
-            pos[k, 1] = bottom + r
-            x = pos[k, 0]
-            prev[k, 0] = x - (x - prev[k, 0]) * keep
+        x, vx = _stop(x, vx, left + r, 1.0, wall_vx)
+        x, vx = _stop(x, vx, right - r, -1.0, wall_vx)
+        y, vy = _stop(y, vy, top - r, -1.0, wall_vy)
+        if y < bottom + r:
+            y, vy = _stop(y, vy, bottom + r, 1.0, wall_vy)
+            vx = wall_vx + (vx - wall_vx) * keep  # the floor drags, in its own frame
+        pos[k, 0] = x
+        pos[k, 1] = y
+        prev[k, 0] = x - vx
+        prev[k, 1] = y - vy

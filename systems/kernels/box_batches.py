@@ -30,6 +30,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 LANES = 4
 """Manifolds per batch."""
 
@@ -73,6 +75,49 @@ def group_manifolds(
 
 
 @numba.njit(cache=True)
+def median(xs: npt.NDArray[np.float64]) -> float:
+    """The median of ``xs`` (the mean of the middle two for an even count, as ``np.median``; ``xs``
+    is reordered). Quickselect (Hoare): numba's ``np.median`` took 1.2 s of a first start to compile."""
+    n = xs.shape[0]
+    if n == 0:
+        return 0.0
+    upper = _select(xs, n // 2)
+    if n % 2:
+        return upper
+    lower = xs[0]
+    for i in range(1, n // 2):  # the largest of the lower half, which the selection left below it
+        lower = max(lower, xs[i])
+    return (lower + upper) / 2
+
+
+@numba.njit(cache=True, **INNER)
+def _select(xs: npt.NDArray[np.float64], k: int) -> float:
+    """The ``k``-th smallest of ``xs``, leaving every smaller one before index ``k``."""
+    low = 0
+    high = xs.shape[0] - 1
+    while low < high:
+        pivot = xs[(low + high) // 2]
+        i = low
+        j = high
+        while i <= j:
+            while xs[i] < pivot:
+                i += 1
+            while xs[j] > pivot:
+                j -= 1
+            if i <= j:
+                xs[i], xs[j] = xs[j], xs[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            high = j
+        elif k >= i:
+            low = i
+        else:
+            break
+    return xs[k]
+
+
+@numba.njit(cache=True)
 def split_sides(
     m_a: npt.NDArray[np.int64],
     m_b: npt.NDArray[np.int64],
@@ -93,7 +138,7 @@ def split_sides(
         if not fixed[i]:
             xs[moving] = pos[i, 0]
             moving += 1
-    middle = np.median(xs[:moving])
+    middle = median(xs[:moving])
     for j in range(count):
         a = m_a[j]
         b = m_b[j]
@@ -164,13 +209,13 @@ def pack_batches(
     return starts
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def body_key(body: int, fixed: npt.NDArray[np.bool_]) -> int:
     """A body and whether it is fixed, as one integer (a packing holds only for the same of both)."""
     return 2 * body + (1 if fixed[body] else 0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def plan_holds(
     header: npt.NDArray[np.int64],
     key_a: npt.NDArray[np.int64],
@@ -192,7 +237,7 @@ def plan_holds(
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def keep_plan(
     header: npt.NDArray[np.int64],
     key_a: npt.NDArray[np.int64],
@@ -210,7 +255,8 @@ def keep_plan(
     header[BODIES] = bodies
     header[MANIFOLDS] = m_a.shape[0]
     header[BATCHES] = starts[PARTS]
-    header[STARTS : STARTS + PARTS + 1] = starts
+    for k in range(PARTS + 1):  # element by element: an array assigned to a slice compiles numba's
+        header[STARTS + k] = starts[k]  # broadcasting and its error messages (1.6 s of a first start)
     for j in range(m_a.shape[0]):
         key_a[j] = body_key(m_a[j], fixed)
         key_b[j] = body_key(m_b[j], fixed)

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_manifold import FEATURES, box_box, box_plane
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 PLANES = 4
 """The walls: floor, ceiling, left, right (bodies ``-1`` to ``-4`` in a point's ``c_b``)."""
@@ -32,13 +32,13 @@ MANIFOLD_COLUMNS = 11
 normal, then each of two points' x, y, separation and feature."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
     """One integer naming a contact point across steps: its two bodies (walls below zero) and feature."""
     return ((a * (bodies + PLANES)) + (b + PLANES)) * FEATURES + feature
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads(**INNER)
 def collide_boxes(
     pos: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
@@ -119,7 +119,7 @@ def collide_boxes(
                 part * middle, pairs if part else middle, pos, turn, half, margin, pair_a, pair_b, manifold
             )
     else:
-        _manifolds(0, pairs, pos, turn, half, margin, pair_a, pair_b, manifold)
+        _manifolds(np.int64(0), pairs, pos, turn, half, margin, pair_a, pair_b, manifold)
     for p in range(pairs):
         start[bodies + p] = count
         a = pair_a[p]
@@ -139,7 +139,7 @@ def collide_boxes(
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _manifolds(
     first: int,
     last: int,
@@ -184,7 +184,7 @@ def _manifolds(
         manifold[p, 10] = f1
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def warm_from_last(
     start: npt.NDArray[np.int64],
     last_start: npt.NDArray[np.int64],
@@ -209,12 +209,12 @@ def warm_from_last(
             )  # fmt: skip
     else:
         _warm_groups(
-            0, groups, start, last_start, c_key, last_key, last_normal, last_tangent, c_normal_impulse,
-            c_tangent_impulse,
+            np.int64(0), groups, start, last_start, c_key, last_key, last_normal, last_tangent,
+            c_normal_impulse, c_tangent_impulse,
         )  # fmt: skip
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _warm_groups(
     first: int,
     last: int,
@@ -239,7 +239,7 @@ def _warm_groups(
                     break
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def warm_from_table(
     c_key: npt.NDArray[np.int64],
     table: npt.NDArray[np.float64],
@@ -256,10 +256,10 @@ def warm_from_table(
                 part * middle, count if part else middle, c_key, table, c_normal_impulse, c_tangent_impulse
             )
     else:
-        _warm_impulses(0, count, c_key, table, c_normal_impulse, c_tangent_impulse)
+        _warm_impulses(np.int64(0), count, c_key, table, c_normal_impulse, c_tangent_impulse)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _warm_impulses(
     first: int,
     last: int,
@@ -287,13 +287,13 @@ GOLDEN = -7046029254386353131
 """2⁶⁴ / φ as a signed 64-bit integer (0x9E3779B97F4A7C15): Fibonacci hashing's multiplier."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _hash(key: int) -> int:
     """Well-mixed bits of a contact key (Fibonacci hashing: the product wraps; callers mask the result)."""
     return (key * GOLDEN) >> 20
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _next_slot(slot: int, size: int) -> int:
     """The slot probed after ``slot``: the next one, wrapping round within its half of the table (so
     the two halves can be filled at once)."""
@@ -308,7 +308,7 @@ def table_size(points: int) -> int:
     return max(64, 1 << math.ceil(math.log2(2 * points + 1)))
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def remember_impulses(
     c_key: npt.NDArray[np.int64],
     c_normal_impulse: npt.NDArray[np.float64],
@@ -325,13 +325,13 @@ def remember_impulses(
     """
     if c_key.shape[0] >= 2 * PARALLEL_PAIRS:
         for half in numba.prange(2):
-            _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)
+            _remember_half(np.int64(half), c_key, c_normal_impulse, c_tangent_impulse, table)
     else:
         for half in range(2):
             _remember_half(half, c_key, c_normal_impulse, c_tangent_impulse, table)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _remember_half(
     half: int,
     c_key: npt.NDArray[np.int64],

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 PARALLEL_BOXES = 1000
 """Boxes from which their motion is found and their pairs listed on numba's threads (fewer:
@@ -39,7 +39,7 @@ def farthest_move(dx: float, dy: float, turn: float, hx: float, hy: float) -> fl
     return math.sqrt(dx * dx + dy * dy) + abs(turn) * math.sqrt(hx * hx + hy * hy)
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads(**INNER)
 def box_motion(
     angle: npt.NDArray[np.float64],
     vel: npt.NDArray[np.float64],
@@ -59,17 +59,21 @@ def box_motion(
     its cosine and sine (``turn`` ``(n, 2)``). Returns whether any box moves."""
     n = angle.shape[0]
     if n >= PARALLEL_BOXES:
-        for i in numba.prange(n):
-            _motion(i, angle, vel, omega, half, inv_mass, asleep, reach, dt, moving, margin, turn)
+        middle = n // 2
+        for part in numba.prange(2):
+            _motion(
+                part * middle, n if part else middle, angle, vel, omega, half, inv_mass, asleep, reach, dt,
+                moving, margin, turn,
+            )  # fmt: skip
     else:
-        for i in range(n):
-            _motion(i, angle, vel, omega, half, inv_mass, asleep, reach, dt, moving, margin, turn)
+        _motion(np.int64(0), n, angle, vel, omega, half, inv_mass, asleep, reach, dt, moving, margin, turn)
     return moving.any()
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, **INNER)
 def _motion(
-    i: int,
+    first: int,
+    last: int,
     angle: npt.NDArray[np.float64],
     vel: npt.NDArray[np.float64],
     omega: npt.NDArray[np.float64],
@@ -82,15 +86,16 @@ def _motion(
     margin: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
 ) -> None:
-    """``box_motion`` for box ``i``."""
-    moving[i] = inv_mass[i] > 0.0 and not asleep[i]
-    speed = farthest_move(vel[i, 0], vel[i, 1], omega[i], half[i, 0], half[i, 1])
-    margin[i] = reach + speed * dt
-    turn[i, 0] = math.cos(angle[i])
-    turn[i, 1] = math.sin(angle[i])
+    """``box_motion`` for boxes ``[first, last)``."""
+    for i in range(first, last):
+        moving[i] = inv_mass[i] > 0.0 and not asleep[i]
+        speed = farthest_move(vel[i, 0], vel[i, 1], omega[i], half[i, 0], half[i, 1])
+        margin[i] = reach + speed * dt
+        turn[i, 0] = math.cos(angle[i])
+        turn[i, 1] = math.sin(angle[i])
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def box_pairs(
     pos: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
@@ -123,7 +128,7 @@ def box_pairs(
         reach[i, 0], reach[i, 1] = extent(turn[i, 0], turn[i, 1], half[i, 0], half[i, 1])
     capacity = pair_a.shape[0]
     if n < PARALLEL_BOXES:
-        count = 0
+        count = np.int64(0)
         for i in range(n):
             count += _pairs_of(
                 i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, count
@@ -132,15 +137,16 @@ def box_pairs(
     first = np.zeros(n + 1, dtype=np.int64)
     for i in numba.prange(n):
         first[i + 1] = _pairs_of(
-            i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, capacity
-        )
+            np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b,
+            capacity,
+        )  # fmt: skip
     for i in range(n):
         first[i + 1] += first[i]
     count = first[n]
     if count <= capacity:
         for i in numba.prange(n):
             _pairs_of(
-                i,
+                np.int64(i),
                 pos,
                 reach,
                 moving,
@@ -157,7 +163,7 @@ def box_pairs(
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _pairs_of(
     i: int,
     pos: npt.NDArray[np.float64],

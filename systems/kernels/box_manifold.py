@@ -21,6 +21,8 @@ import math
 
 import numba
 
+from weft.systems.kernels.jit import INNER
+
 FACE_TOLERANCE = 0.02
 """Share of the smaller half extent by which a face of box B (or A's second axis) must separate
 better than the best so far to become the reference face: the choice stays put from step to step
@@ -30,13 +32,13 @@ FEATURES = 128
 """Feature codes per pair: ``flip · 64 + reference face · 16 + incident face · 4 + point``."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _axes(c: float, s: float) -> tuple[float, float, float, float]:
     """The x axis ``(ux, uy)`` and y axis ``(vx, vy)`` of a box turned by the angle of cosine c, sine s."""
     return c, s, -s, c
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _face(
     face: int, c: float, s: float, hx: float, hy: float
 ) -> tuple[float, float, float, float, float, float]:
@@ -52,7 +54,7 @@ def _face(
     return -vx, -vy, ux, uy, hx, hy
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _separation(
     nx: float, ny: float, dx: float, dy: float, c: float, s: float, hx: float, hy: float, extent: float
 ) -> float:

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import HEADER, LANES
 from weft.systems.kernels.box_contact_solver import FIELDS
+from weft.systems.kernels.jit import INNER
 
 BODY, INVERSE, DELTA, SCRATCH_X = 3, 2, 4, 1
 """Work floats per body: its velocity ``(vx, vy, ω)``, inverse mass and inertia, its move so far
@@ -68,7 +69,7 @@ def plan_capacity(plan_floats: npt.NDArray[np.float64], plan_ints: npt.NDArray[n
     return min(plan_floats.shape[0] // PLAN_FLOATS, max(0, plan_ints.shape[0] - HEADER) // PLAN_INTS)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _cut(memory: npt.NDArray, at: int, length: int) -> tuple[npt.NDArray, int]:
     """``memory[at : at + length]`` and where the next view starts."""
     return memory[at : at + length], at + length
@@ -118,7 +119,7 @@ def carve_plan(plan_ints: npt.NDArray[np.int64], capacity: int) -> tuple[npt.NDA
     return header, key_a, key_b, batch_of, lane_of
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _batch_view(
     memory: npt.NDArray, at: int, per_batch: int, capacity: int, batches: int
 ) -> tuple[npt.NDArray, int]:

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_softness import softness
+from weft.systems.kernels.jit import INNER
 
 ANCHOR_X, ANCHOR_Y, TARGET_X, TARGET_Y, HERTZ, DAMPING_RATIO, MAX_FORCE, IMPULSE_X, IMPULSE_Y = range(9)
 """The mouse spring's fields: the anchor (px in the held box's own frame), the target (the cursor,
@@ -17,7 +18,7 @@ px), its stiffness and damping ratio, the most force it pulls with, and its accu
 SPRING_FIELDS = 9
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def pull_mouse_spring(
     spring: npt.NDArray[np.float64],
     held: int,

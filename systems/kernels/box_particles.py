@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from weft.systems.kernels.box_grid import extent
 from weft.systems.kernels.box_sleep import wake_island
+from weft.systems.kernels.jit import INNER
 
 
 @numba.njit(cache=True)
@@ -329,7 +330,7 @@ def push_out_of_boxes(
             )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _shift_box(
     j: int,
     px: float,

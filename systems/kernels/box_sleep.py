@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_grid import farthest_move
+from weft.systems.kernels.jit import INNER
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _root(parent: npt.NDArray[np.int64], i: int) -> int:
     while parent[i] != i:
         parent[i] = parent[parent[i]]

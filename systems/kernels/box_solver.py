@@ -69,7 +69,7 @@ from weft.systems.kernels.box_contact_solver import (
     apply_restitution,
     lane_softness,
     measure_gaps,
-    prepare_manifold,
+    prepare_manifolds,
     prepare_restitution,
     push_apart,
     solve_pass,
@@ -78,7 +78,7 @@ from weft.systems.kernels.box_contact_solver import (
     two_sides,
     warm_start,
 )
-from weft.systems.kernels.box_integrate import MAX_TURN, integrate_box
+from weft.systems.kernels.box_integrate import MAX_TURN, integrate_boxes
 from weft.systems.kernels.box_memory import (
     carve_batches,
     carve_bodies,
@@ -88,10 +88,10 @@ from weft.systems.kernels.box_memory import (
     work_sizes,
 )
 from weft.systems.kernels.box_mouse import pull_mouse_spring
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def load_bodies(
     vel: npt.NDArray[np.float64],
     omega: npt.NDArray[np.float64],
@@ -122,7 +122,7 @@ def load_bodies(
         fixed[i] = inverse[i, 0] == 0.0 and inverse[i, 1] == 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def empty_batches(
     n: int,
     lane_a: npt.NDArray[np.int64],
@@ -144,14 +144,14 @@ def empty_batches(
     impulse[:] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def still(delta: npt.NDArray[np.float64]) -> None:
     """No body moved yet: no shift, a turn of cosine 1 and sine 0."""
     delta[:] = 0.0
     delta[:, 2] = 1.0
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads(**INNER)
 def solve_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -247,20 +247,23 @@ def solve_boxes(
         *lane_softness(2.0 * contact_hertz, damping_ratio, h),
         *lane_softness(contact_hertz, damping_ratio, h),
     )
+    # each manifold into its lane: two halves at once when both sides have batches
     if two_sides(starts):
-        for j in numba.prange(manifolds):
-            prepare_manifold(
-                j, n, iterations, stiffness, damping_ratio, h, pos, friction, body_iterations, inverse,
-                c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
-                m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
+        middle = manifolds // 2
+        for part in numba.prange(2):
+            prepare_manifolds(
+                part * middle, manifolds if part else middle, n, iterations, stiffness, damping_ratio, h,
+                pos, friction, body_iterations, inverse, c_point, c_normal, c_separation, c_normal_impulse,
+                c_tangent_impulse, m_a, m_b, m_first, m_points, batch_of, lane_of, lane_a, lane_b, passes, mu,
+                soft, con, impulse, slot,
             )  # fmt: skip
     else:
-        for j in range(manifolds):
-            prepare_manifold(
-                j, n, iterations, stiffness, damping_ratio, h, pos, friction, body_iterations, inverse,
-                c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse, m_a, m_b, m_first,
-                m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse, slot
-            )  # fmt: skip
+        prepare_manifolds(
+            np.int64(0), manifolds, n, iterations, stiffness, damping_ratio, h, pos, friction,
+            body_iterations, inverse, c_point, c_normal, c_separation, c_normal_impulse, c_tangent_impulse,
+            m_a, m_b, m_first, m_points, batch_of, lane_of, lane_a, lane_b, passes, mu, soft, con, impulse,
+            slot,
+        )  # fmt: skip
     batch = (lane_a, lane_b, passes, most, mu, soft, con, impulse)
     bouncy = False
     for i in range(n):
@@ -282,6 +285,9 @@ def solve_boxes(
     spring_mass = np.zeros(3)
     limit = MAX_TURN / h
     measure_gaps(starts, batch, delta, gap)
+    # typed values, not constants: a constant argument is a type of its own (numba's Literal), and
+    # solve_pass compiled once for the biased passes and again for the relax pass (5 s each)
+    biased, unbiased, first = np.bool_(True), np.bool_(False), np.int64(0)
     for _ in range(substeps):
         for i in range(n):
             if moving[i]:
@@ -291,22 +297,22 @@ def solve_boxes(
             track_impacts(batch, body, approach, peak)
         warm_start(starts, batch, body, inverse)
         for it in range(longest):
-            solve_pass(starts, it, True, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, it, biased, h, batch, body, inverse, gap, rules)
             if spring_body >= 0:
                 pull_mouse_spring(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
         if two_sides(starts):
-            for i in numba.prange(n + 1):
-                if i == n or moving[i]:
-                    integrate_box(i, n, h, limit, body, delta, pos, angle)
+            middle = (n + 1) // 2
+            for part in numba.prange(2):
+                integrate_boxes(
+                    part * middle, n + 1 if part else middle, n, h, limit, moving, body, delta, pos, angle
+                )
         else:
-            for i in range(n + 1):
-                if i == n or moving[i]:
-                    integrate_box(i, n, h, limit, body, delta, pos, angle)
+            integrate_boxes(np.int64(0), n + 1, n, h, limit, moving, body, delta, pos, angle)
         measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            solve_pass(starts, 0, False, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, first, unbiased, h, batch, body, inverse, gap, rules)
         elif correction == SPLIT:
             push_apart(batch, delta, pos, inverse, n, slop, per_substep)
             measure_gaps(starts, batch, delta, gap)

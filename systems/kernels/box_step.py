@@ -24,7 +24,7 @@ from weft.systems.kernels.box_contacts import (
 )
 from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
 from weft.systems.kernels.box_solver import solve_boxes
-from weft.systems.kernels.threads import ONLY_PRANGE
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
 """What ``step_boxes`` did: nothing (every box asleep or fixed), the step, nothing yet (the pairs
@@ -89,7 +89,7 @@ Settings = tuple[float, float, float, float, float, int, int, int, float, float,
 contact_hertz, damping_ratio, push_speed)``, as ``solve_boxes`` takes them."""
 
 
-@numba.njit(cache=True, parallel=ONLY_PRANGE)
+@kernel_with_threads
 def step_boxes(
     n: int,
     bodies: Bodies,
@@ -199,13 +199,13 @@ def step_boxes(
                 part * middle, found if part else middle, key, normal_impulse, tangent_impulse, points
             )
     else:
-        _keep_points(0, found, key, normal_impulse, tangent_impulse, points)
+        _keep_points(np.int64(0), found, key, normal_impulse, tangent_impulse, points)
     for g in range(groups + 1):
         last_start[g] = start[g]
     return STEPPED, found
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _keep_points(
     first: int,
     last: int,

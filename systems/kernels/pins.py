@@ -13,11 +13,16 @@ import numpy.typing as npt
 def place_pins(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
     index: npt.NDArray[np.int64],
     start: npt.NDArray[np.float64],
     anchor: npt.NDArray[np.float64],
-    glide: npt.NDArray[np.bool_],
-    glide_reach: float,
+    speed: npt.NDArray[np.float64],
+    frame_dt: float,
+    left: float,
+    bottom: float,
+    right: float,
+    top: float,
     first_substep: bool,
     t_before: float,
     t_after: float,
@@ -25,26 +30,32 @@ def place_pins(
     """Move each pinned particle along the line from ``start`` to this frame's goal.
 
     On the first substep of a frame, ``start`` becomes where the particle
-    is. The goal is the anchor, or for a gliding pin at most
-    ``glide_reach`` px towards it. The particle goes to
+    is. Both ``start`` and the goal, the anchor, are brought inside the
+    level's rectangle (inset by the particle's radius): nothing is held
+    outside the world, so nothing let go there is thrown back in. The goal is
+    then at most ``speed * frame_dt`` px (the
+    pin's speed, px/s, over the frame) from ``start``. The particle goes to
     ``start + (goal - start) * t_after`` and ``prev`` to the same line at
     ``t_before``, so a grabbed point moves in even steps across the
-    substeps and carries the cursor's velocity when it is let go.
-    Shapes: ``pos``, ``prev`` ``(N, 2)``; ``index``, ``glide`` ``(P,)``;
-    ``start``, ``anchor`` ``(P, 2)``.
+    substeps and carries its velocity, at most the pin's speed, when let go.
+    Shapes: ``pos``, ``prev`` ``(N, 2)``; ``radius`` ``(N,)``; ``index``,
+    ``speed`` ``(P,)``; ``start``, ``anchor`` ``(P, 2)``.
     """
     for p in range(index.shape[0]):
         k = index[p]
+        r = radius[k]
         if first_substep:
-            start[p, 0] = pos[k, 0]
-            start[p, 1] = pos[k, 1]
-        dx = anchor[p, 0] - start[p, 0]
-        dy = anchor[p, 1] - start[p, 1]
-        if glide[p]:
-            distance = math.sqrt(dx * dx + dy * dy)
-            if distance > glide_reach:
-                dx *= glide_reach / distance
-                dy *= glide_reach / distance
+            start[p, 0] = min(max(pos[k, 0], left + r), right - r)
+            start[p, 1] = min(max(pos[k, 1], bottom + r), top - r)
+        goal_x = min(max(anchor[p, 0], left + r), right - r)
+        goal_y = min(max(anchor[p, 1], bottom + r), top - r)
+        dx = goal_x - start[p, 0]
+        dy = goal_y - start[p, 1]
+        distance = math.sqrt(dx * dx + dy * dy)
+        reach = speed[p] * frame_dt
+        if distance > reach:
+            dx *= reach / distance
+            dy *= reach / distance
         prev[k, 0] = start[p, 0] + dx * t_before
         prev[k, 1] = start[p, 1] + dy * t_before
         pos[k, 0] = start[p, 0] + dx * t_after

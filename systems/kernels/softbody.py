@@ -120,20 +120,29 @@ def relax_ring(
 @numba.njit(cache=True)
 def press_out(
     pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
     ring: npt.NDArray[np.int64],
     cx: float,
     cy: float,
+    move_x: float,
+    move_y: float,
     reach: float,
     skin: float,
+    grip: float,
 ) -> bool:
-    """Push every ring point within ``reach`` px of (cx, cy) out to ``reach``; return whether the finger
-    touches the skin (a ring point within ``reach + skin``).
+    """Push every ring point whose bead (radius ``skin``) overlaps the finger, a disc of radius ``reach``
+    at (cx, cy), out until it touches it, leaving it no faster away from the finger than the finger
+    itself moves; return whether the finger touches the skin.
 
-    A finger of radius ``reach`` pressed into the body: the squash, and the
-    recovery once it lifts, come from the ring's own constraints. Touching
-    counts the skin's thickness, so a finger resting on a body that pushes
-    back counts as pressing in every frame, not every other.
+    The finger is a kinematic disc that moved ``(move_x, move_y)`` px this substep. Its contact is
+    inelastic and one-sided, as a kinematic body's is in a velocity solver: the point goes to
+    ``reach + skin`` from the centre (the drawn skin meets the disc's rim), then its Verlet velocity
+    ``v = pos - prev`` loses whatever the push added beyond the finger's own motion along the normal
+    ``n``, ``v -= max(0, (v - u)·n) n``. So a point pushed back in by the pressure each pass gains
+    no speed from it, and a finger that moves carries the skin it touches at its own speed, no
+    faster. Touching counts points that reach the rim (the pressure pushes a held skin into the
+    finger every pass), so a finger resting on a body counts as pressing in every frame.
     """
     pressed = False
     for k in range(ring.shape[0]):
@@ -143,14 +152,28 @@ def press_out(
         dx = pos[i, 0] - cx
         dy = pos[i, 1] - cy
         dist = math.hypot(dx, dy)
-        if dist < reach + skin:
-            pressed = True
-        if dist >= reach:
+        rim = reach + skin
+        if dist >= rim:
             continue
+        pressed = True
         if dist < 1e-9:  # under the very centre of the finger: push straight down
             dx, dy, dist = 0.0, -1.0, 1.0
-        pos[i, 0] = cx + dx / dist * reach
-        pos[i, 1] = cy + dy / dist * reach
+        nx = dx / dist
+        ny = dy / dist
+        pos[i, 0] = cx + nx * rim
+        pos[i, 1] = cy + ny * rim
+        # the velocity relative to the finger: its normal part may only close, its sliding part the
+        # grip takes ``grip`` of
+        rx = pos[i, 0] - prev[i, 0] - move_x
+        ry = pos[i, 1] - prev[i, 1] - move_y
+        away = rx * nx + ry * ny
+        slide_x = rx - away * nx
+        slide_y = ry - away * ny
+        if away > 0.0:
+            prev[i, 0] += away * nx
+            prev[i, 1] += away * ny
+        prev[i, 0] += grip * slide_x
+        prev[i, 1] += grip * slide_y
     return pressed
 
 
@@ -200,24 +223,53 @@ def hold_perimeter(
 
 
 @numba.njit(cache=True)
-def turn_about(
+def set_spin(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
     index: npt.NDArray[np.int64],
-    cx: float,
-    cy: float,
-    angle: float,
+    spin: float,
 ) -> None:
-    """Turn particles ``index``, positions and previous positions alike, by ``angle`` about (cx, cy)."""
-    c = math.cos(angle)
-    s = math.sin(angle)
-    for k in range(index.shape[0]):
+    """Give particles ``index`` the spin ``spin`` (radians per step, counter-clockwise) about their centre,
+    keeping their centre's velocity and every motion but the spin.
+
+    With ``r_i`` each particle's offset from the centre and ``u_i`` its Verlet velocity relative to
+    the centre's, the body spins at ``ω = Σ r_i × u_i / Σ |r_i|²`` (the least-squares rigid turn);
+    each velocity gains ``(spin - ω) ẑ × r_i``, which sums to nothing, so the centre's velocity is
+    kept exactly, and so are the wobbles that are not a turn.
+    """
+    n = index.shape[0]
+    cx = 0.0
+    cy = 0.0
+    vx = 0.0
+    vy = 0.0
+    for k in range(n):
         i = index[k]
-        for arr in (pos, prev):
-            x = arr[i, 0] - cx
-            y = arr[i, 1] - cy
-            arr[i, 0] = cx + c * x - s * y
-            arr[i, 1] = cy + s * x + c * y
+        cx += pos[i, 0]
+        cy += pos[i, 1]
+        vx += pos[i, 0] - prev[i, 0]
+        vy += pos[i, 1] - prev[i, 1]
+    cx /= n
+    cy /= n
+    vx /= n
+    vy /= n
+    moment = 0.0
+    inertia = 0.0
+    for k in range(n):
+        i = index[k]
+        rx = pos[i, 0] - cx
+        ry = pos[i, 1] - cy
+        ux = pos[i, 0] - prev[i, 0] - vx
+        uy = pos[i, 1] - prev[i, 1] - vy
+        moment += rx * uy - ry * ux
+        inertia += rx * rx + ry * ry
+    if inertia < 1e-12:
+        return
+    change = spin - moment / inertia
+    for k in range(n):
+        i = index[k]
+        # v += change · (-ry, rx), so prev -= the same
+        prev[i, 0] += change * (pos[i, 1] - cy)
+        prev[i, 1] -= change * (pos[i, 0] - cx)
 
 
 @numba.njit(cache=True)
@@ -243,6 +295,21 @@ def _outside(value: float, low: float, high: float) -> float:
     if value > high:
         return high - value
     return 0.0
+
+
+@numba.njit(cache=True)
+def _stood_on(velocity: float, push: float) -> float:
+    """A ring point's velocity (px a step, along one axis) after its legs pushed it ``push`` px off a wall.
+
+    The wall takes the velocity into it, up to the push, and gives none back: a fall is stopped, as a
+    floor stops it, but a body pushed down by a finger (by positions, not speed) is not thrown up. Taken
+    whole, the push became speed: held under a finger a body built up 630 px/s, and popped when let go.
+    """
+    if push > 0.0:
+        return min(velocity + push, max(velocity, 0.0))
+    if push < 0.0:
+        return max(velocity + push, min(velocity, 0.0))
+    return velocity
 
 
 @numba.njit(cache=True)
@@ -280,10 +347,11 @@ def place_legs(
     it turns ``tone`` of the way to the middle of its range.
 
     The legs also stand: if a foot would end outside the walls, the whole
-    creature moves by what brings every foot back inside. Only the ring's
-    positions move, so the move cancels the body's fall as a floor under
-    the feet would, and the walls' ``friction`` takes that share of the
-    body's sliding along them (without it the body skates on its feet).
+    creature moves by what brings every foot back inside. The move takes
+    the body's velocity into the wall and makes none (``_stood_on``), so it
+    cancels the body's fall as a floor under the feet would, and the walls'
+    ``friction`` takes that share of the body's sliding along them (without
+    it the body skates on its feet).
     Knees and feet get the ring's mean velocity: they move with the body,
     and their placement never turns into speed of their own.
     """
@@ -327,10 +395,12 @@ def place_legs(
     vy = 0.0
     for k in range(ring.shape[0]):
         i = ring[k]
+        step_x = _stood_on(pos[i, 0] - prev[i, 0], push_x) * keep_x
+        step_y = _stood_on(pos[i, 1] - prev[i, 1], push_y) * keep_y
         pos[i, 0] += push_x
         pos[i, 1] += push_y
-        prev[i, 0] = pos[i, 0] - (pos[i, 0] - prev[i, 0]) * keep_x
-        prev[i, 1] = pos[i, 1] - (pos[i, 1] - prev[i, 1]) * keep_y
+        prev[i, 0] = pos[i, 0] - step_x
+        prev[i, 1] = pos[i, 1] - step_y
         vx += pos[i, 0] - prev[i, 0]
         vy += pos[i, 1] - prev[i, 1]
     vx /= ring.shape[0]

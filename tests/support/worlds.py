@@ -69,6 +69,26 @@ def pieces(sim: Simulation, name: str = "sheet") -> int:
     return len({root(k) for k in range(len(parent))})
 
 
+def fastest_speed(sim: Simulation) -> float:
+    """The fastest particle's speed, px/s (its Verlet velocity ``pos - prev`` over one substep)."""
+    p = sim.stores.particles
+    if p.count == 0:
+        return 0.0
+    per_second = 60.0 * sim.settings.resolved_substeps()
+    return float(np.hypot(*(p.pos[: p.count] - p.prev[: p.count]).T).max()) * per_second
+
+
+def farthest_outside(sim: Simulation) -> float:
+    """How far, px, the particle farthest outside the level's bounds lies beyond them (0: none is)."""
+    p = sim.stores.particles
+    if p.count == 0:
+        return 0.0
+    pos = p.pos[: p.count]
+    left, bottom, right, top = sim.settings.bounds
+    beyond = np.concatenate([left - pos[:, 0], pos[:, 0] - right, bottom - pos[:, 1], pos[:, 1] - top])
+    return max(0.0, float(beyond.max()))
+
+
 def velocities(sim: Simulation) -> npt.NDArray[np.float64]:
     """Verlet velocities (px per substep) of every particle: ``pos - prev``."""
     p = sim.stores.particles
@@ -107,3 +127,14 @@ def blast_pile(sim: Simulation, barrier: float) -> float:
         fastest = max(fastest, float(np.abs(particles.pos[pile] - particles.prev[pile]).max()) * per_second)
         assert (particles.pos[pile, 0] < barrier).all(), "a circle went through the barrier"
     return fastest
+
+
+def inside(polygon: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which ``points`` ``(k, 2)`` lie inside the closed ``polygon`` ``(m, 2)`` (even-odd rule)."""
+    x, y = points[:, :1], points[:, 1:]
+    ax, ay = polygon[:, 0], polygon[:, 1]
+    bx, by = np.roll(ax, -1), np.roll(ay, -1)
+    spans = (ay > y) != (by > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing_x = ax + (bx - ax) * (y - ay) / (by - ay)
+    return ((spans & (x < crossing_x)).sum(axis=1) % 2) == 1

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from weft.systems import world
-from weft.systems.kernels.collide import collide_pairs
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.kernels.circle_contacts import collide_pairs
+from weft.systems.schedule import Step, System
 
 
-class CollisionSystem(System):
+class CircleContactSystem(System):
     """Pushes apart every overlapping pair the broadphase listed, with Coulomb friction."""
 
-    name = "collisions"
-    stage = Stage.ITERATION
+    name = "circle_contacts"
     needs_particles = True
-    # after the walls: the floor's push then travels up a pile within one pass (pairs are
-    # solved bottom row first), and a 60-layer pile settles with half the overlap
-    after = ("distances", "bounds")
 
     def process(self, step: Step) -> None:
         stores = world.stores()

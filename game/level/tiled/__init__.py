@@ -25,9 +25,9 @@ import pytiled_parser
 from weft.budgets import LEVEL_FILE_BYTES
 from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.problems import LevelError, Problem, file_label
-from weft.game.level.tiled_check import map_shape_problems
-from weft.game.level.tiled_objects import MapReader
-from weft.game.level.tiled_origin import TiledLevel
+from weft.game.level.tiled.check import map_shape_problems
+from weft.game.level.tiled.objects import MapReader
+from weft.game.level.tiled.origin import TiledLevel
 from weft.named_files import FileRefused, read_text_capped
 
 TILED_SUFFIXES = (".tmj", ".json", ".tmx")

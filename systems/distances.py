@@ -7,7 +7,7 @@ import numpy as np
 from weft.components import DistanceMode
 from weft.systems import world
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Step, System
 
 
 class DistanceSystem(System):
@@ -18,7 +18,6 @@ class DistanceSystem(System):
     """
 
     name = "distances"
-    stage = Stage.ITERATION
     needs_particles = True
 
     def __init__(self) -> None:

@@ -22,9 +22,9 @@ from pytiled_parser import tiled_object as shapes
 
 from weft.game.level.problems import KeyPath, Problem
 from weft.game.level.schema import Boxes, Level
-from weft.game.level.tiled_check import is_int, is_number
-from weft.game.level.tiled_classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
-from weft.game.level.tiled_origin import Origin, TiledLevel
+from weft.game.level.tiled.check import is_int, is_number
+from weft.game.level.tiled.classes import CLASSES, ENUMS, GROUND_COLOR, TiledClass
+from weft.game.level.tiled.origin import Origin, TiledLevel
 from weft.systems.balls import lattice_capacity, packed_centers
 
 MAX_LATTICE = 2_000_000

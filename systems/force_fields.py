@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from weft.components import Blasts, ForceField, RigidStore
 from weft.systems import world
-from weft.systems.kernels.fields import blast, kick_boxes, push_radially
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.kernels.force_fields import blast, kick_boxes, push_radially
+from weft.systems.schedule import Step, System
 
 
 class FieldSystem(System):
     """Applies every active ``ForceField`` (attract, repel) to the particles and boxes around it."""
 
     name = "fields"
-    stage = Stage.SUBSTEP
-    after = ("integrate", "pins")
 
     def process(self, step: Step) -> None:
         fields = [field for _, field in world.by_entity(ForceField) if field.active and field.force != 0.0]
@@ -34,7 +32,6 @@ class BlastSystem(System):
     """Gives the particles and boxes around each requested explosion an outward kick, once."""
 
     name = "blasts"
-    stage = Stage.FRAME_START
 
     def process(self, step: Step) -> None:
         stores = world.stores()

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from weft.folders import PACKAGE_DIR
-from weft.game.level.schema import PATTERNS, Balls, Boxes, Cloth
+from weft.game.level.schema import PATTERNS, Balls, Boxes, Cloth, PinsTable
 from weft.levels import LEVELS_DIR
 
 PropertyType = Literal["bool", "int", "float", "string", "color", "file", "object"]
@@ -66,6 +66,11 @@ def _default(table: type[BaseModel], key: str) -> Any:
     return table.model_fields[key].default
 
 
+def _level_key(table: type[BaseModel], key: str, kind: PropertyType, enum: str | None = None) -> Member:
+    """A property that is the level key ``key`` of ``table``: its default and meaning are the schema's."""
+    return Member(key, kind, _default(table, key), table.model_fields[key].description or "", enum)
+
+
 CLOTH = TiledClass(
     name="cloth",
     shapes=("rectangle",),
@@ -74,7 +79,7 @@ CLOTH = TiledClass(
     members=(
         Member("cols", "int", 0, "Points across; 0: as many as fit the rectangle's width at `spacing`."),
         Member("rows", "int", 0, "Points down; 0: as many as fit the rectangle's height at `spacing`."),
-        Member("spacing", "float", _default(Cloth, "spacing"), "Rest distance between points, px."),
+        _level_key(Cloth, "spacing", "float"),
         Member(
             "pins",
             "string",
@@ -82,21 +87,21 @@ CLOTH = TiledClass(
             'Which points are held: "points" (nearest the pin objects), "every", "ends", "top", "none".',
             enum="pin_layout",
         ),
-        Member("pin_every", "int", 4, 'N for pins "every": every N-th point of the top row.'),
-        Member("mass", "float", _default(Cloth, "mass"), "Mass of each point."),
-        Member("thickness", "float", _default(Cloth, "thickness"), "Thickness, px."),
-        Member("tearable", "bool", _default(Cloth, "tearable"), "Whether overloaded threads break."),
         Member(
-            "tear_ratio",
-            "float",
-            _default(Cloth, "tear_ratio"),
-            "A thread breaks when longer than tear_ratio × its rest length.",
+            "pin_every",
+            "int",
+            _default(PinsTable, "every"),
+            'N for pins "every": every N-th point of the top row.',
         ),
-        Member("compliance", "float", _default(Cloth, "compliance"), "XPBD compliance; 0 is rigid."),
-        Member("shear", "bool", _default(Cloth, "shear"), "Hidden diagonal threads against shearing."),
-        Member("bend", "bool", _default(Cloth, "bend"), "Hidden skip-one threads against folding."),
-        Member("pattern", "string", _default(Cloth, "pattern"), "Procedural pattern.", enum="pattern"),
-        Member("pattern_size", "float", _default(Cloth, "pattern_size"), "One repeat of the pattern, px."),
+        _level_key(Cloth, "mass", "float"),
+        _level_key(Cloth, "thickness", "float"),
+        _level_key(Cloth, "tearable", "bool"),
+        _level_key(Cloth, "tear_ratio", "float"),
+        _level_key(Cloth, "compliance", "float"),
+        _level_key(Cloth, "shear", "bool"),
+        _level_key(Cloth, "bend", "bool"),
+        _level_key(Cloth, "pattern", "string", enum="pattern"),
+        _level_key(Cloth, "pattern_size", "float"),
         Member("texture", "file", "", "Image stretched over the sheet (replaces the pattern); empty: none."),
     ),
 )
@@ -120,8 +125,8 @@ EMITTER = TiledClass(
         Member("count", "int", 100, "How many circles."),
         Member("radius_min", "float", _default(Balls, "radius")[0], "Smallest radius, px."),
         Member("radius_max", "float", _default(Balls, "radius")[1], "Largest radius, px."),
-        Member("seed", "int", _default(Balls, "seed"), "Seed of the sizes and the packing's jitter."),
-        Member("fixed", "bool", _default(Balls, "fixed"), "Whether the circles never move."),
+        _level_key(Balls, "seed", "int"),
+        _level_key(Balls, "fixed", "bool"),
     ),
 )
 
@@ -131,9 +136,9 @@ BOX = TiledClass(
     becomes="one rigid box of a [[boxes]] list, centred and turned as drawn",
     color="#ffd6a25c",
     members=(
-        Member("fixed", "bool", _default(Boxes, "fixed"), "Whether the box never moves."),
-        Member("friction", "float", _default(Boxes, "friction"), "Coulomb friction."),
-        Member("density", "float", _default(Boxes, "density"), "Mass per area."),
+        _level_key(Boxes, "fixed", "bool"),
+        _level_key(Boxes, "friction", "float"),
+        _level_key(Boxes, "density", "float"),
         Member("color", "color", "", "Fill colour; unset: the box palette in turn."),
     ),
 )
@@ -148,7 +153,7 @@ GROUND = TiledClass(
     color="#ff8d99ae",
     members=(
         Member("thickness", "float", 8.0, "Thickness of the segments' boxes, px (centred on the line)."),
-        Member("friction", "float", _default(Boxes, "friction"), "Coulomb friction."),
+        _level_key(Boxes, "friction", "float"),
         Member("color", "color", "", f"Fill colour; unset: {GROUND_COLOR}."),
     ),
 )
@@ -213,7 +218,7 @@ def project_text() -> str:
 
 
 DOCS_FILE = PACKAGE_DIR / "docs" / "tiled.md"
-START = "<!-- classes:start (generated by `weft schema`; edit game/level/tiled_classes.py) -->"
+START = "<!-- classes:start (generated by `weft schema`; edit game/level/tiled/classes.py) -->"
 END = "<!-- classes:end -->"
 
 

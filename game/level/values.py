@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from weft.game.level.problems import LevelError, problems_from_validation
+
 HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$")
 
 
@@ -23,9 +25,6 @@ class _TableType(type(BaseModel)):  # type: ignore[misc]
         try:
             return super().__call__(**{key: plain(value) for key, value in data.items()})
         except ValidationError as error:
-            # problems needs the schema, which needs this module: imported when a mistake is made
-            from weft.game.level.problems import LevelError, problems_from_validation
-
             raise LevelError(problems_from_validation(error, f"weft.{cls.__name__}", root=cls)) from None
 
 
@@ -56,12 +55,15 @@ def when(key: str, value: str, then: dict[str, Any]) -> dict[str, Any]:
     return {"if": {"properties": {key: {"const": value}}, "required": [key]}, "then": then}
 
 
-class AtKey(ValueError):
-    """A validator's finding about a key below the one it validates (``path`` is relative)."""
+SLIDER = "x-slider"
+"""The JSON-schema keyword under which a key gives the span of its slider in the tuning panel."""
 
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(message)
-        self.path = path
+
+def slider(low: float, high: float) -> dict[str, Any]:
+    """``json_schema_extra`` of a key the tuning panel shows as a slider from ``low`` to ``high``: the
+    useful part of the key's range (a tear ratio of 100 is allowed, but tears nothing a slider
+    could show). Without it a slider spans the key's whole range."""
+    return {SLIDER: [low, high]}
 
 
 def describe(value: object) -> str:

@@ -1,0 +1,119 @@
+"""How kernels are compiled: for numba's threads or for one, for Python to call or for other kernels.
+
+A kernel with a ``prange`` is compiled twice (``kernel_with_threads``): as
+written, for numba's threads, and as its one-thread twin (``one_thread``),
+where a ``prange`` is a plain ``range``. Both split their work the same way,
+so they give the same results bit for bit; the twin is what scenes too small
+for threads run (``for_boxes``). It compiles in two thirds of the time (no
+parallel lowering, no thread pool code: a cold run of the 55-box pyramid
+took 37 s with the threaded build, 28 s with the twin) and never wakes
+numba's thread pool, whose waiting workers spin on a core a busy machine
+needs. Only kernels with threads call kernels with threads, so the twin of
+one is the same code with each such callee replaced by its twin; every
+other kernel is shared by both builds.
+
+A kernel only other kernels call is compiled without the wrappers Python
+calls through (``INNER``).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numba
+
+ONLY_PRANGE = {
+    "comprehension": False,
+    "setitem": False,
+    "inplace_binop": False,
+    "reduction": False,
+    "numpy": False,
+    "stencil": False,
+    "fusion": False,
+    "prange": True,
+}
+"""numba's parallel options for every kernel with a ``prange``: only the loops written so run on
+threads. With plain ``parallel=True`` numba also turns whole-array writes and numpy calls into
+threaded loops, and those ran in every scene: the 55-box pyramid started the thread pool, whose
+spinning workers then took a busy machine's other core."""
+
+INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+"""numba options for a kernel only other kernels call: none of the wrappers that let Python call it
+(and C) are made, a fifth of what compiling such a kernel takes (the contact solver's 5 s -> 3.9 s
+of a first start)."""
+
+THREADED_FROM = 300
+"""Boxes from which a scene runs the box kernels built for threads (fewer: their one-thread twins).
+Below it no kernel splits its work: that starts at ``PARALLEL_BOXES`` (1000) boxes,
+``PARALLEL_PAIRS`` (1000) pairs or ``SPLIT_FROM`` (2000) manifolds, and a box in a pile has two to
+three pairs."""
+
+_THREADED: dict[int, Any] = {}
+"""Every kernel compiled for threads, by ``id``, in the order they were defined."""
+_OPTIONS: dict[int, dict[str, Any]] = {}
+"""The numba options each was given beside ``parallel`` (its twin gets them too)."""
+_TWINS: dict[int, Any] = {}
+"""Each kernel with threads' one-thread twin, by the kernel's ``id`` (``make_twins``)."""
+
+
+def kernel_with_threads(func: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """Decorator (bare, or with numba options such as ``INNER``): ``func`` compiled with its
+    ``prange`` loops on numba's threads (``ONLY_PRANGE``), and given a one-thread twin
+    (``one_thread``) with the same options once every kernel is defined (``make_twins``)."""
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        kernel = numba.njit(cache=True, parallel=ONLY_PRANGE, **options)(func)
+        _THREADED[id(kernel)] = kernel
+        _OPTIONS[id(kernel)] = options
+        return kernel
+
+    return decorate if func is None else decorate(func)
+
+
+def make_twins() -> None:
+    """Give each kernel with threads its one-thread twin (called once every kernel module is
+    imported, with numba's cache folder set to ours: the twins are cached beside their kernels)."""
+    for kernel in list(_THREADED.values()):
+        _twin(kernel)
+
+
+def one_thread(kernel: Any) -> Any:
+    """The one-thread twin of a kernel with threads (``kernel_with_threads``)."""
+    return _TWINS[id(kernel)]
+
+
+def for_boxes(kernel: Any, boxes: int) -> Any:
+    """The build of a kernel with threads that a scene of ``boxes`` boxes runs: as written from
+    ``THREADED_FROM`` boxes, else its one-thread twin."""
+    return kernel if boxes >= THREADED_FROM else _TWINS[id(kernel)]
+
+
+def has_threads(kernel: Any) -> bool:
+    """Whether ``kernel`` is one compiled for threads (``kernel_with_threads``)."""
+    return id(kernel) in _THREADED
+
+
+def _twin(kernel: Any) -> Any:
+    if id(kernel) in _TWINS:
+        return _TWINS[id(kernel)]
+    func = getattr(kernel, "py_func", None)
+    if func is None:  # NUMBA_DISABLE_JIT: kernels are plain Python, where a prange is a range
+        _TWINS[id(kernel)] = kernel
+        return kernel
+    scope = dict(func.__globals__)
+    copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__, func.__closure__)
+    # a name of its own: numba's cache keys an entry by the function's name and code, not its options
+    copy.__qualname__ = f"{func.__qualname__}_one_thread"
+    copy.__doc__ = func.__doc__
+    copy.__module__ = func.__module__
+    copy.__annotations__ = func.__annotations__
+    twin = numba.njit(cache=True, **_OPTIONS[id(kernel)])(copy)
+    _TWINS[id(kernel)] = twin
+    # numba reads a kernel's globals when it compiles it (later): its callees with threads become
+    # their twins (its own name too)
+    for name, value in func.__globals__.items():
+        if has_threads(value):
+            scope[name] = _twin(value)
+    return twin
