@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from support.skins import area_ratios
 from weft.components import Skinned, SoftBody
 from weft.game.session import Session
 from weft.systems.softbody import POKE_FRAMES
@@ -48,6 +49,13 @@ SHAPE_TOLERANCE = 0.06
 """A creature's area back within 6% of what it had before it was pressed: its resting sag on a
 slope or a peg differs by a few percent from frame to frame."""
 
+MAX_AREA_RATIO = 6.0
+"""No skin triangle grows past six times its bind area: the rag doll's raised armpit, the most a
+pose within the joints' limits stretches one, is 4.7 times."""
+
+TURN_TOLERANCE = 1e-6
+"""rad: the skin shows each bone's turn within its joint's limits (clamped there exactly)."""
+
 WALL_TOLERANCE = 1.0
 """px: a particle or box centre may sit this far past a wall (the last substep's rounding)."""
 
@@ -77,19 +85,12 @@ class Watch:
     touched: int = -(10**9)
     """Last frame any tool acted on anything (a creature's shape is only judged after a quiet spell)."""
     creatures: dict[str, CreatureWatch] = field(default_factory=dict)
-    bind_sign: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def ring_area(pos: np.ndarray) -> float:
     """Shoelace area of a closed ring of points ``(n, 2)``."""
     x, y = pos[:, 0], pos[:, 1]
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
-
-
-def triangle_areas(positions: np.ndarray, triangles: np.ndarray) -> np.ndarray:
-    """Signed areas of the triangles ``(t, 3)`` of ``positions`` ``(v, 2)``."""
-    a, b, c = (positions[triangles[:, k]] for k in range(3))
-    return 0.5 * ((b[:, 0] - a[:, 0]) * (c[:, 1] - a[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - a[:, 0]))
 
 
 def note_event(watch: Watch, session: Session, event: dict[str, Any], frame: int) -> None:
@@ -219,11 +220,20 @@ def check_frame(watch: Watch, session: Session, frame: int) -> list[str]:
             )
 
     for entity, name in _bodies(session, Skinned):
-        mesh = sim._component(entity, Skinned).mesh
-        if name not in watch.bind_sign:
-            watch.bind_sign[name] = np.sign(triangle_areas(mesh.bind_positions, mesh.triangles))
-        areas = triangle_areas(mesh.positions, mesh.triangles) * watch.bind_sign[name]
-        inverted = np.flatnonzero(areas <= 0.0)
-        if inverted.size:
-            problems.append(f"frame {frame}: {inverted.size} triangles of {name!r}'s skin are inside out")
+        skinned = sim._component(entity, Skinned)
+        ratios = area_ratios(skinned.mesh)
+        inverted = int(np.count_nonzero(ratios <= 0.0))
+        if inverted:
+            problems.append(f"frame {frame}: {inverted} triangles of {name!r}'s skin are inside out")
+        if ratios.max(initial=0.0) > MAX_AREA_RATIO:
+            problems.append(
+                f"frame {frame}: a triangle of {name!r}'s skin is {ratios.max():.1f} times its area"
+            )
+        bones = skinned.skeleton
+        beyond = (bones.turns < bones.turn_low - TURN_TOLERANCE) | (
+            bones.turns > bones.turn_high + TURN_TOLERANCE
+        )
+        if beyond.any():
+            k = int(np.flatnonzero(beyond)[0])
+            problems.append(f"frame {frame}: {name!r}'s bone {bones.names[k]!r} shows a turn past its limits")
     return problems
