@@ -17,7 +17,10 @@ local run).
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -33,6 +36,9 @@ from weft.levels import LEVELS_DIR
 
 LEVEL_FILES = sorted(LEVELS_DIR.glob("*.toml"))
 SCRIPTS = int(os.environ.get("WEFT_FUZZ_INTERACTIONS", "3"))
+REPORT = os.environ.get("WEFT_FUZZ_REPORT")
+"""A file to append one JSON line per script to (level, events by kind, tools, what broke), instead of
+failing: a run that counts rather than stops at the first broken script."""
 FRAMES = 240
 """Frames each script plays: 4 s, long enough for a press, its release and the shape coming back."""
 KEYS = ["SPACE", "S", "R", "W", "ENTER", "LEFT", "RIGHT", "D", "H", "P", "ENTER", "ENTER"]
@@ -108,6 +114,19 @@ def body_positions(level) -> list[tuple[float, float]]:
     return [(float(x), float(y)) for x, y in keep]
 
 
+def tally(level: str, script: list[dict[str, Any]], problems: list[str]) -> None:
+    """One line of ``REPORT``: what the script did and the kinds of invariant it broke."""
+    kinds = sorted({re.sub(r"[0-9.]+", "N", problem.split(": ", 1)[1]) for problem in problems})
+    line = {
+        "level": level,
+        "events": dict(Counter(event["type"] for event in script)),
+        "tools": sorted({event["name"] for event in script if event["type"] == "tool"}),
+        "broken": kinds,
+    }
+    with open(REPORT, "a") as out:
+        out.write(json.dumps(line) + "\n")
+
+
 def play(level_path, script: list[dict[str, Any]]) -> list[str]:
     """Play ``script`` on the level; every broken invariant, after every frame."""
     sim = Simulation(load_level(level_path))
@@ -152,6 +171,9 @@ def test_random_input_never_flings_folds_or_slips_through(level_path) -> None:
     @given(scripts(tools, bounds, targets))
     def check(script: list[dict[str, Any]]) -> None:
         problems = play(level_path, script)
+        if REPORT:
+            tally(level_path.name, script, problems)
+            return  # every script plays, and the report counts what broke
         assert not problems, "\n".join(problems[:5])
 
     check()
