@@ -24,6 +24,7 @@ from typing import Any
 import pymunk
 
 from weft.bench.measure import WARMUP_FRAMES, SceneResult, measure_drawing, time_taking_turns
+from weft.bench.projection import projection_figures
 from weft.components import Stores
 from weft.game.level.load import validate
 from weft.game.simulation import Simulation
@@ -123,6 +124,8 @@ def run(frames: int) -> SceneResult:
         }
         space = build_pymunk(stores)
         ours, theirs = time_taking_turns((sim.step, lambda: space.step(FRAME_DT)), frames, WARMUP_FRAMES)
+        params["cores"] = sim.physics.threads.current  # the frames ended on (ThreadChoice)
+        params.update(projection_figures(sim))
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()

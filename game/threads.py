@@ -3,9 +3,10 @@ and now.
 
 Threads pay only in large scenes (the box kernels split their work from
 ``PARALLEL_BOXES`` boxes, ``PARALLEL_PAIRS`` pairs or ``SPLIT_FROM``
-manifolds on: ``threaded``), and only while the machine has a core to
-spare. With the other core busy (the game drawing, a browser) a frame on
-two threads waits at every join for the thread the busy core runs: the
+manifolds on, the distance constraints from ``PARALLEL_DISTANCES``:
+``threaded``), and only while the machine has a core to spare. With the
+other core busy (the game drawing, a browser) a frame on two threads
+waits at every join for the thread the busy core runs: the
 5050-box pyramid took 210 ms a frame on two threads against 8 ms on one,
 and numba's waiting workers spun, taking a busy core from the game. So
 the step starts on one thread, tries the other count for a frame now and
@@ -28,6 +29,7 @@ from weft.components import Stores
 from weft.systems.kernels.box_batches import SPLIT_FROM
 from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
+from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.jit import THREADED_FROM
 
 KEPT_FRAMES = 15
@@ -48,7 +50,10 @@ threads a frame plainly slower than the kept median starts a trial of one at onc
 def threaded(stores: Stores) -> bool:
     """Whether a kernel may split this scene's work across threads: a scene that runs the box
     kernels built for threads (``THREADED_FROM``) with many boxes, or many contact points (as many
-    as manifolds at least, as pairs at most twice)."""
+    as manifolds at least, as pairs at most twice), or one with many distance constraints (a large
+    cloth, relaxed in two sides at once)."""
+    if stores.distances.count >= PARALLEL_DISTANCES:
+        return True
     many_points = stores.contacts.count >= min(SPLIT_FROM, 2 * PARALLEL_PAIRS)
     boxes = stores.rigid.count
     return boxes >= THREADED_FROM and (boxes >= PARALLEL_BOXES or many_points)

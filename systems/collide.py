@@ -17,6 +17,9 @@ class CollisionSystem(System):
     # solved bottom row first), and a 60-layer pile settles with half the overlap
     after = ("distances", "bounds")
 
+    def idle(self, step: Step) -> bool:
+        return world.stores().broadphase.pair_count == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         broadphase = stores.broadphase

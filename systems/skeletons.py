@@ -238,6 +238,9 @@ class JointLimitSystem(System):
     needs_particles = True
     after = ("distances", "bounds", "collisions", "box_particles")
 
+    def idle(self, step: Step) -> bool:
+        return not by_entity(Ragdoll)
+
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)
         if not ragdolls:

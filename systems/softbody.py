@@ -168,6 +168,9 @@ class PressureSystem(System):
         self._pokes: dict[int, tuple[float, float]] = {}
         """Where each poke's finger came down, by entity, for as long as the poke lasts."""
 
+    def idle(self, step: Step) -> bool:
+        return not by_entity(SoftBody)
+
     def process(self, step: Step) -> None:
         bodies = by_entity(SoftBody)
         if not bodies:
