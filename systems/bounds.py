@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from weft.components.world import REST_SPEED
 from weft.systems import world
 from weft.systems.kernels.bounds import clamp_to_bounds
-from weft.systems.kernels.inside_walls import all_inside_walls
+from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
 from weft.systems.schedule import Stage, Step, System
 
-WallArguments = tuple[tuple[Any, ...], tuple[Any, ...]]
-"""The arguments of ``all_inside_walls`` and of ``clamp_to_bounds``, for one substep."""
+WallArguments = tuple[Callable[..., bool], tuple[Any, ...], tuple[Any, ...]]
+"""The walls test, its arguments and those of ``clamp_to_bounds``, for one substep."""
 
 
 class BoundsSystem(System):
     """Puts particles that left the walls' rectangle back inside it, every iteration.
 
     A quick test first (``all_inside_walls``): when every particle is inside,
-    the clamp would move none and is skipped. The arguments are gathered at
-    the substep's first iteration and kept for its others.
+    the clamp would move none and is skipped. A world whose threads are cut
+    in two sides is tested in the same two halves at once, each on the
+    thread that relaxed it (``all_inside_walls_in_two``). The arguments are
+    gathered at the substep's first iteration and kept for its others.
     """
 
     name = "bounds"
@@ -52,19 +55,23 @@ class ContainSystem(BoundsSystem):
 
 def keep_inside(arguments: WallArguments) -> None:
     """Clamp the particles to the walls, unless every one is inside them."""
-    test, clamp = arguments
-    if not all_inside_walls(*test):
+    test, test_arguments, clamp = arguments
+    if not test(*test_arguments):
         clamp_to_bounds(*clamp)
 
 
 def wall_arguments(step: Step) -> WallArguments:
     """The test's and the clamp's arguments for the particles and walls of now."""
     settings = world.settings()
-    particles = world.stores().particles
+    stores = world.stores()
+    particles, split = stores.particles, stores.distance_sides.split
     n = particles.count
     left, bottom, right, top = settings.walls
     pos, radius = particles.pos[:n], particles.radius[:n]
-    test = (pos, radius, left, bottom, right, top)
+    test: Callable[..., bool] = all_inside_walls
+    test_arguments: tuple[Any, ...] = (pos, radius, left, bottom, right, top)
+    if split:  # the threads were cut: the same halves, each on its own thread
+        test, test_arguments = all_inside_walls_in_two, (*test_arguments, split)
     clamp = (
         pos,
         particles.prev[:n],
@@ -82,4 +89,4 @@ def wall_arguments(step: Step) -> WallArguments:
         settings.wall_velocity[0] * step.dt,
         settings.wall_velocity[1] * step.dt,
     )
-    return test, clamp
+    return test, test_arguments, clamp

@@ -16,7 +16,7 @@ from weft.systems.kernels.distance import (
     relax_rigid_sides,
     relax_sides,
 )
-from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES, sides_hold, split_sides
+from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES, balanced_split, sides_hold, split_sides
 from weft.systems.schedule import Stage, Step, System
 
 
@@ -39,7 +39,6 @@ class DistanceSystem(System):
 
     def __init__(self) -> None:
         self._general = True
-        self._sides = DistanceSides()
         self.current_pass: tuple[Callable[..., None], tuple[Any, ...]] | None = None
         """This substep's kernel and its arguments, called once each iteration (the bench times it)."""
 
@@ -67,10 +66,13 @@ class DistanceSystem(System):
         pos, inv_mass = stores.particles.pos, stores.particles.inv_mass
         i, j, rest, alive = distances.i[:m], distances.j[:m], distances.rest[:m], distances.alive[:m]
         compliance, lam, mode = distances.compliance[:m], distances.lam[:m], distances.mode[:m]
-        if m >= PARALLEL_DISTANCES:
+        sides = stores.distance_sides
+        if m < PARALLEL_DISTANCES:
+            sides.split = 0
+        else:
             if step.substep == 0:
-                self._cut(distances)
-            runs, parts = self._sides.runs, self._sides.parts
+                cut(distances, sides)
+            runs, parts = sides.runs, sides.parts
             if self._general:
                 kernel = relax_sides
                 arguments: tuple[Any, ...] = (
@@ -83,13 +85,15 @@ class DistanceSystem(System):
             return relax_distances, (pos, inv_mass, i, j, rest, compliance, lam, alive, mode, step.dt)
         return relax_rigid_distances, (pos, inv_mass, i, j, rest, alive)
 
-    def _cut(self, distances: DistanceStore) -> None:
-        """Cut the constraints in two sides and a seam, unless the cut kept still fits them."""
-        m = distances.count
-        i, j, sides = distances.i[:m], distances.j[:m], self._sides
-        if sides_hold(i, j, sides.i, sides.j):
-            return
-        runs = np.empty((m, 2), dtype=np.int64)
-        count, sides.parts = split_sides(i, j, runs)
-        sides.runs = runs[:count].copy()
-        sides.i, sides.j = i.copy(), j.copy()
+
+def cut(distances: DistanceStore, sides: DistanceSides) -> None:
+    """Cut the constraints in two sides and a seam, unless the cut kept in ``sides`` still fits."""
+    m = distances.count
+    i, j = distances.i[:m], distances.j[:m]
+    if sides.split and sides_hold(i, j, sides.i, sides.j):
+        return
+    runs = np.empty((m, 2), dtype=np.int64)
+    sides.split = balanced_split(i, j)
+    count, sides.parts = split_sides(i, j, sides.split, runs)
+    sides.runs = runs[:count].copy()
+    sides.i, sides.j = i.copy(), j.copy()

@@ -17,7 +17,13 @@ from weft.systems.kernels.distance import (
     relax_rigid_sides,
     relax_sides,
 )
-from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES, SEAM, sides_hold, split_sides
+from weft.systems.kernels.distance_sides import (
+    PARALLEL_DISTANCES,
+    SEAM,
+    balanced_split,
+    sides_hold,
+    split_sides,
+)
 from weft.systems.kernels.jit import one_thread
 
 TWO_CORES = pytest.mark.skipif(
@@ -40,7 +46,7 @@ def random_mesh(seed: int, n: int = 200, m: int = 501, reach: int = 6):
 
 def cut(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     runs = np.empty((len(i), 2), dtype=np.int64)
-    count, parts = split_sides(i, j, runs)
+    count, parts = split_sides(i, j, balanced_split(i, j), runs)
     return runs[:count], parts
 
 
@@ -59,6 +65,7 @@ def test_the_sheet_is_cut_between_two_rows_into_balanced_sides() -> None:
     runs, parts = cut(i, j)
     sides = [part_rows(runs, parts, part) for part in (0, 1)]
     seam = part_rows(runs, parts, SEAM)
+    assert balanced_split(i, j) == 25 * 80  # the first particle of row 25
     assert len(runs) == 3  # one run each: no index list to load
     assert len(seam) == 80  # the verticals between rows 24 and 25
     assert len(sides[0]) == len(sides[1]) == (7870 - 80) // 2
@@ -210,6 +217,7 @@ def test_a_small_world_relaxes_one_thread_at_a_time_and_never_on_numbas_threads(
     sim = sheet()
     sim.step()
     assert not threaded(sim.stores)
+    assert sim.stores.distance_sides.split == 0  # no cut: the walls are tested on one thread too
     kernel, _ = sim.schedule.get("distances").current_pass
     assert kernel is relax_rigid_distances
 
@@ -235,7 +243,7 @@ def test_removing_a_body_cuts_the_remaining_threads_anew() -> None:
     sim.physics.remove(sim.body("first")[0])
     sim.step()
     d = sim.stores.distances
-    sides = sim.schedule.get("distances")._sides
+    sides = sim.stores.distance_sides
     assert d.count >= PARALLEL_DISTANCES
     assert sides_hold(d.i[: d.count], d.j[: d.count], sides.i, sides.j)
     assert np.isfinite(sim.positions("second")).all()

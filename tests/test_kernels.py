@@ -6,15 +6,17 @@ import math
 import os
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from weft.game.threads import numba_threads
 from weft.systems.kernels import KEPT_CACHES, cache_folder
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
-from weft.systems.kernels.inside_walls import all_inside_walls
+from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
 from weft.systems.kernels.tear import cut_crossing, kill_orphans
 
 
@@ -299,3 +301,14 @@ def test_a_disc_past_any_wall_or_not_a_number_fails_the_walls_test(x: float, y: 
     radius = np.array([1.0, 2.0, 1.0])
     assert all_inside_walls(pos[[0, 2]], radius[[0, 2]], *WALLS)
     assert not all_inside_walls(pos, radius, *WALLS)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.integers(-5, 60))
+def test_the_walls_test_in_two_halves_agrees_with_the_test_in_one(seed: int, split: int) -> None:
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform([-3.0, -3.0], [403.0, 303.0], (50, 2))
+    radius = rng.choice([0.0, 1.0], 50)
+    with numba_threads(min(2, numba.config.NUMBA_NUM_THREADS)):
+        halves = all_inside_walls_in_two(pos, radius, *WALLS, max(split, 0))
+    assert halves == all_inside_walls(pos, radius, *WALLS)

@@ -38,15 +38,14 @@ SEAM = 2
 
 @numba.njit(cache=True)
 def split_sides(
-    i: npt.NDArray[np.uint32], j: npt.NDArray[np.uint32], runs: npt.NDArray[np.int64]
+    i: npt.NDArray[np.uint32], j: npt.NDArray[np.uint32], split: int, runs: npt.NDArray[np.int64]
 ) -> tuple[int, npt.NDArray[np.int64]]:
-    """Cut the constraints with ends ``i``, ``j`` in two sides and a seam.
+    """Cut the constraints with ends ``i``, ``j`` at particle index ``split`` in two sides and a seam.
 
     Writes the runs of consecutive constraint indices ``[first, last)`` into ``runs`` (at least
     ``(len(i), 2)``): side 0's first, then side 1's, then the seam's, each part in index order.
     Returns how many runs, and the 4 bounds of the parts' runs in ``runs``.
     """
-    split = balanced_split(i, j)
     parts = np.zeros(SEAM + 2, dtype=np.int64)
     count = 0
     for part in range(SEAM + 1):
