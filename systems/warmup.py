@@ -24,7 +24,7 @@ from weft.systems.kernels.distance_sides import balanced_split, sides_hold, spli
 from weft.systems.kernels.fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, find_pairs
 from weft.systems.kernels.inside_walls import all_inside_walls
-from weft.systems.kernels.measure import deepest_overlap, longest_move
+from weft.systems.kernels.measure import deepest_overlap, farthest_particle_move, longest_move
 from weft.systems.kernels.pins import place_pins
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, turn_about
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
@@ -103,6 +103,7 @@ def warm_kernels() -> None:
     collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)
     deepest_overlap(pos, radius, pair_i[:1], pair_j[:1])
     longest_move(pos, prev)
+    farthest_particle_move(pos, prev.copy())
     push_radially(pos, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
     blast(pos, prev, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
     ring_pos = np.array([[10.0, 0.0], [0.0, 10.0], [-10.0, 0.0], [0.0, -10.0]])

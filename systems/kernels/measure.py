@@ -49,6 +49,24 @@ def longest_move(pos: npt.NDArray[np.float64], last: npt.NDArray[np.float64]) ->
 
 
 @numba.njit(cache=True)
+def farthest_particle_move(pos: npt.NDArray[np.float64], last: npt.NDArray[np.float64]) -> float:
+    """``longest_move`` from ``last`` (as long as ``pos``), which then takes the positions of now:
+    one pass over both, where the move and then a copy took two."""
+    longest2 = 0.0
+    for k in range(pos.shape[0]):
+        x = pos[k, 0]
+        y = pos[k, 1]
+        dx = x - last[k, 0]
+        dy = y - last[k, 1]
+        d2 = dx * dx + dy * dy
+        if d2 > longest2:
+            longest2 = d2
+        last[k, 0] = x
+        last[k, 1] = y
+    return math.sqrt(longest2)
+
+
+@numba.njit(cache=True)
 def farthest_box_move(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
