@@ -43,8 +43,12 @@ BETTER = 0.85
 FIRST_TRIAL = 20
 LAST_WAIT = 1920
 """Frames between trials: ``FIRST_TRIAL`` at first, doubled after every trial that lost (so a busy
-machine sees one slow frame every 32 s at most), and back to the first after a switch. On several
-threads a frame plainly slower than the kept median starts a trial of one at once."""
+machine sees one slow frame every 32 s at most), and back to the first after a switch."""
+CROWDED_FRAMES = 2
+"""Frames in a row plainly slower than the kept median that, on several threads, start a trial of one
+at once: something took a core. One such frame alone is a hiccup (a collection, the system): the
+80 × 50 cloth on two threads met one every hundred frames or so on a quiet machine, and each sent it
+to one thread, a third slower, for 25 frames."""
 
 
 def threaded(stores: Stores) -> bool:
@@ -76,6 +80,8 @@ class ThreadChoice:
         self._trying = False
         self._wait = FIRST_TRIAL
         self._since = 0
+        self._slow = 0
+        """Frames in a row plainly slower than the kept median (``CROWDED_FRAMES``)."""
 
     def pin(self, count: int | None) -> None:
         """Run every frame on ``count`` threads (1 to numba's ``NUMBA_NUM_THREADS``), or choose again."""
@@ -97,10 +103,13 @@ class ThreadChoice:
             return
         if not self._trying:
             full = len(self._kept) == KEPT_FRAMES
+            slow = full and self.current > 1 and ms > PLAINLY_SLOWER * statistics.median(self._kept)
+            self._slow = self._slow + 1 if slow else 0
             # several threads and frames suddenly slow: something took a core, try one thread now
-            crowded = full and self.current > 1 and ms > PLAINLY_SLOWER * statistics.median(self._kept)
+            crowded = self._slow >= CROWDED_FRAMES
             if crowded:
                 self._kept.clear()  # the frames before are no measure of the machine now
+                self._slow = 0
             self._kept.append(ms)
             self._since += 1
             if crowded or (full and self._since >= self._wait):
