@@ -8,6 +8,10 @@ position, one ``SlideJoint(min=0, max=rest)`` per thread over the very same
 pairs in the same order, and the pinned particles as static bodies. Both run
 20 iterations, gravity -980 px/s², 0.99 of the velocity kept per 1/60 s frame.
 
+Beside the frame, the bench prints the pass's cost per thread-projection on
+one core and the limit this machine sets it (``bench/projection.py``), and
+``cores``, the thread count the step had chosen by the last frame.
+
 The pymunk bodies have no shapes: ours has no self-collision, so pymunk's
 broadphase would be work ours does not do. That is pymunk's fastest honest
 setting for this scene (small circle shapes filtered out of collisions cost

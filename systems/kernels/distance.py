@@ -2,37 +2,47 @@
 
 One pass projects every alive constraint once, in index order
 (``relax_distances``, ``relax_rigid_distances``). A large world is relaxed
-in two sides at once (``relax_sides``): the constraints whose two ends are
-both below a particle index, those whose ends are both at or above it, and
-then the seam of those that join the two (``distance_sides``). The sides
-share no particle, so they give the same numbers on one thread or two; the
-order changes only in that the seam comes last.
+in two sides at once (``relax_rigid_sides``, ``relax_sides``): the
+constraints whose two ends are both below a particle index, those whose
+ends are both at or above it, and then the seam of those that join the two
+(``distance_sides``). The sides share no particle, so they give the same
+numbers on one thread or two; the order changes only in that the seam
+comes last.
 
 Where the time goes (80 × 50 sheet, 7870 threads, this machine at about
-3.9 GHz): a projection costs about 3.2 ns, and one square root and one
-division take 2.6 to 2.8 ns of the core's one divider (sqrtsd about 1.5
-ns, divsd about 1.1 ns, measured one after the other, independent), so a
-pass is bound by the divider, not by its loads (a pass that only loads
-and stores the same values takes 1.3 ns a thread) nor by waiting on the
-thread before (consecutive threads of a row share no point, see
-``build_cloth``). Rejected, measured on that sheet:
+3.9 GHz): one square root and one division take 2.6 to 2.8 ns of the
+core's one divider (``sqrtsd`` about 1.5 ns, ``divsd`` about 1.1, measured
+independent, one after the other), as long as a whole projection done one
+at a time (3.3 to 3.5 ns); a pass that only loads and stores what a pass
+does takes 1.3 to 1.5 ns a thread. Consecutive threads of a row share no
+point (``build_cloth``), so the core is not waiting on the thread before:
+the divider is the limit. Its two-lane forms take about as long for two
+numbers as the scalar ones for one, so the rigid kernel projects two
+threads at once where it can (``two_projections``): 2.4 to 2.6 ns a thread.
+
+Rejected, measured on that sheet:
 
 - graph colouring into four sets of independent threads: 3.55 ns a
   projection against 3.5 (the row order already lets the core overlap
   them), and a pass would no longer carry the pins' hold down the sheet;
 - batches of 4 to 64 independent threads whose square roots and divisions
-  numba vectorises: 4.4 to 5.0 ns, the gathers and scatters through
-  scratch cost more than the packed divider saves (numba does not
-  vectorise straight-line code: its SLP vectoriser is off);
+  numba vectorises as loops: 4.4 to 5.0 ns, the gathers and scatters
+  through scratch cost more than the packed divider saves;
 - inverse weights per thread precomputed once a frame (no inverse-mass
   loads, no pinned test): 3.4 ns, the division stays;
+- the square root and division in single precision: 4.8 ns, the
+  conversions cost more than the cheaper divider saves;
+- a kept flag for each pair of threads that share no point (made with the
+  cut), instead of four tests a pair: 7% of a pass, for a second path;
 - Jakobsen's square-root-free projection ``s = (r² - d²) / ((r² + d²) w)``:
-  2.9 ns, but a different formula, weaker the more a thread is stretched.
+  2.9 ns one at a time, but a different formula, weaker the more a thread
+  is stretched.
 
 numba's default error model tests every float division for a zero divisor
 to raise ``ZeroDivisionError``; here no divisor can be zero (``w > 0`` and
-``|d| >= 1e-12`` are checked first), so the kernels use numpy's model,
-which divides without the test (3.45 -> 3.2 ns a projection).
+``|d| >= TINY`` are checked first), so the kernels use numpy's model,
+which divides without the test (3.45 -> 3.2 ns a projection, and the test
+kept numba from vectorising any loop with a division).
 """
 
 from __future__ import annotations
@@ -77,17 +87,17 @@ def relax_rigid_distances(
 
     The same projection, ``p_i += w_i s d``, ``p_j -= w_j s d`` with
     ``d = p_i - p_j`` and ``s = (rest - |d|) / ((w_i + w_j) |d|)``, without
-    reading the compliance, multiplier and mode arrays: about twice as fast
-    on a cloth, and bit-identical to the general kernel (a test holds them to it).
+    reading the compliance, multiplier and mode arrays (1.5 times as fast
+    on a cloth), and bit-identical to the general kernel (a test holds them to it).
 
     Constraints go two at a time, ``2p`` and ``2p + 1``: when both are
     alive and movable and share no point, they are projected at once
-    (``project_two``: the same numbers, in 2/3 of the time), else one after
-    the other. ``pos`` must be C-contiguous ``(N, 2)``.
+    (``project_two``: the same numbers, in about three quarters of the
+    time), else one after the other. ``pos`` must be C-contiguous ``(N, 2)``.
     """
     m = i.shape[0]
     for p in range(m // 2):
-        # unsigned indices: numba then skips its negative-index test, a tenth of the pair's time
+        # unsigned indices: numba then skips its negative-index test (15% of a pair's time)
         c = np.uint64(2) * np.uint64(p)
         d = c + np.uint64(1)
         a0, b0, a1, b1 = i[c], j[c], i[d], j[d]
