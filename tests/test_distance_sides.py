@@ -3,6 +3,10 @@ core's vector lanes: the numbers of a pass one thread at a time, on one core or 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -26,6 +30,7 @@ from weft.systems.kernels.distance_sides import (
 )
 from weft.systems.kernels.jit import one_thread
 
+ROOT = Path(__file__).resolve().parent.parent
 TWO_CORES = pytest.mark.skipif(
     numba.config.NUMBA_NUM_THREADS < 2, reason="one thread only: nothing to compare"
 )
@@ -247,3 +252,19 @@ def test_removing_a_body_cuts_the_remaining_threads_anew() -> None:
     assert d.count >= PARALLEL_DISTANCES
     assert sides_hold(d.i[: d.count], d.j[: d.count], sides.i, sides.j)
     assert np.isfinite(sim.positions("second")).all()
+
+
+def test_small_worlds_never_start_numbas_thread_pool_and_a_large_cloth_does() -> None:
+    # a fresh process: this one has started the pool already
+    script = """
+import numba.np.ufunc.parallel as pool
+from weft.game.simulation import Simulation
+for level in ("hammock", "ragdoll", "cloth"):
+    Simulation.load(f"levels/{level}.toml").step(30)
+    print(level, pool._is_initialized)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["hammock", "False", "ragdoll", "False", "cloth", "True"]
