@@ -8,6 +8,10 @@ position, one ``SlideJoint(min=0, max=rest)`` per thread over the very same
 pairs in the same order, and the pinned particles as static bodies. Both run
 20 iterations, gravity -980 px/s², 0.99 of the velocity kept per 1/60 s frame.
 
+Beside the frame, the bench prints the pass's cost per thread-projection on
+one core and the limit this machine sets it (``bench/projection.py``), and
+``cores``, the thread count the step had chosen by the last frame.
+
 The pymunk bodies have no shapes: ours has no self-collision, so pymunk's
 broadphase would be work ours does not do. That is pymunk's fastest honest
 setting for this scene (small circle shapes filtered out of collisions cost
@@ -24,6 +28,7 @@ from typing import Any
 import pymunk
 
 from weft.bench.measure import WARMUP_FRAMES, SceneResult, measure_drawing, time_taking_turns
+from weft.bench.projection import projection_figures
 from weft.components import Stores
 from weft.game.level.load import validate
 from weft.game.simulation import Simulation
@@ -123,6 +128,8 @@ def run(frames: int) -> SceneResult:
         }
         space = build_pymunk(stores)
         ours, theirs = time_taking_turns((sim.step, lambda: space.step(FRAME_DT)), frames, WARMUP_FRAMES)
+        params["cores"] = sim.physics.threads.current  # the frames ended on (ThreadChoice)
+        params.update(projection_figures(sim))
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()

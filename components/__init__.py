@@ -6,7 +6,7 @@ Nothing here imports arcade, esper systems or the game: components describe, sys
 from weft.components.body import Body
 from weft.components.circles import REFERENCE_RADIUS, BallSet, Broadphase
 from weft.components.cloth import ClothLook, PinLayout, Sheet
-from weft.components.distances import DistanceMode, DistanceStore, ThreadKind
+from weft.components.distances import DistanceMode, DistanceSides, DistanceStore, ThreadKind
 from weft.components.particles import ParticleKind, ParticleStore
 from weft.components.pins import PinStore
 from weft.components.rigid import CORRECTIONS, BoxGrid, BoxSet, ContactStore, RigidSettings, RigidStore
@@ -33,6 +33,7 @@ __all__ = [
     "CreatureLook",
     "CutStroke",
     "DistanceMode",
+    "DistanceSides",
     "DistanceStore",
     "ForceField",
     "Grab",

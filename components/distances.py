@@ -117,3 +117,24 @@ class DistanceStore:
             setattr(self, name, grow(getattr(self, name), capacity))
         self.tear_ratio = grow(self.tear_ratio, capacity, fill=np.inf)
         self.parents = grow(self.parents, capacity, fill=NO_PARENT)
+
+
+class DistanceSides:
+    """The distance constraints cut in two sides and a seam (``kernels.distance_sides``), kept from
+    frame to frame with the constraint ends it was made for.
+
+    Attributes:
+        split: the particle index that cuts them: side 0's threads have both ends below it, side
+            1's both at or above it (0: no cut, the world is relaxed in one order).
+        i, j: ``(M,)`` uint32, copies of the ends the cut was made for.
+        runs: ``(R, 2)`` int64, runs ``[first, last)`` of constraint indices: side 0's, side 1's,
+            then the seam's.
+        parts: ``(4,)`` int64, where each part's runs start in ``runs``, and their end.
+    """
+
+    def __init__(self) -> None:
+        self.split = 0
+        self.i = np.zeros(0, dtype=np.uint32)
+        self.j = np.zeros(0, dtype=np.uint32)
+        self.runs = np.zeros((0, 2), dtype=np.int64)
+        self.parts = np.zeros(4, dtype=np.int64)

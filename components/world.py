@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from weft.components.circles import Broadphase
-from weft.components.distances import DistanceStore
+from weft.components.distances import DistanceSides, DistanceStore
 from weft.components.particles import ParticleStore
 from weft.components.pins import PinStore
 from weft.components.rigid import BoxGrid, ContactStore, NearBoxes, RigidSettings, RigidStore
@@ -118,6 +118,7 @@ class Stores:
 
     particles: ParticleStore = field(default_factory=ParticleStore)
     distances: DistanceStore = field(default_factory=DistanceStore)
+    distance_sides: DistanceSides = field(default_factory=DistanceSides)
     pins: PinStore = field(default_factory=PinStore)
     broadphase: Broadphase = field(default_factory=Broadphase)
     rigid: RigidStore = field(default_factory=RigidStore)

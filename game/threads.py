@@ -3,9 +3,10 @@ and now.
 
 Threads pay only in large scenes (the box kernels split their work from
 ``PARALLEL_BOXES`` boxes, ``PARALLEL_PAIRS`` pairs or ``SPLIT_FROM``
-manifolds on: ``threaded``), and only while the machine has a core to
-spare. With the other core busy (the game drawing, a browser) a frame on
-two threads waits at every join for the thread the busy core runs: the
+manifolds on, the distance constraints from ``PARALLEL_DISTANCES``:
+``threaded``), and only while the machine has a core to spare. With the
+other core busy (the game drawing, a browser) a frame on two threads
+waits at every join for the thread the busy core runs: the
 5050-box pyramid took 210 ms a frame on two threads against 8 ms on one,
 and numba's waiting workers spun, taking a busy core from the game. So
 the step starts on one thread, tries the other count for a frame now and
@@ -28,6 +29,7 @@ from weft.components import Stores
 from weft.systems.kernels.box_batches import SPLIT_FROM
 from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
+from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.jit import THREADED_FROM
 
 KEPT_FRAMES = 15
@@ -41,14 +43,21 @@ BETTER = 0.85
 FIRST_TRIAL = 20
 LAST_WAIT = 1920
 """Frames between trials: ``FIRST_TRIAL`` at first, doubled after every trial that lost (so a busy
-machine sees one slow frame every 32 s at most), and back to the first after a switch. On several
-threads a frame plainly slower than the kept median starts a trial of one at once."""
+machine sees one slow frame every 32 s at most), and back to the first after a switch."""
+CROWDED_FRAMES = 2
+"""Frames in a row plainly slower than the kept median that, on several threads, start a trial of one
+at once: something took a core. One such frame alone is a hiccup (a collection, the system): the
+80 × 50 cloth on two threads met one every hundred frames or so on a quiet machine, and each sent it
+to one thread, a third slower, for 25 frames."""
 
 
 def threaded(stores: Stores) -> bool:
     """Whether a kernel may split this scene's work across threads: a scene that runs the box
     kernels built for threads (``THREADED_FROM``) with many boxes, or many contact points (as many
-    as manifolds at least, as pairs at most twice)."""
+    as manifolds at least, as pairs at most twice), or one with many distance constraints (a large
+    cloth, relaxed in two sides at once)."""
+    if stores.distances.count >= PARALLEL_DISTANCES:
+        return True
     many_points = stores.contacts.count >= min(SPLIT_FROM, 2 * PARALLEL_PAIRS)
     boxes = stores.rigid.count
     return boxes >= THREADED_FROM and (boxes >= PARALLEL_BOXES or many_points)
@@ -71,6 +80,8 @@ class ThreadChoice:
         self._trying = False
         self._wait = FIRST_TRIAL
         self._since = 0
+        self._slow = 0
+        """Frames in a row plainly slower than the kept median (``CROWDED_FRAMES``)."""
 
     def pin(self, count: int | None) -> None:
         """Run every frame on ``count`` threads (1 to numba's ``NUMBA_NUM_THREADS``), or choose again."""
@@ -92,10 +103,13 @@ class ThreadChoice:
             return
         if not self._trying:
             full = len(self._kept) == KEPT_FRAMES
+            slow = full and self.current > 1 and ms > PLAINLY_SLOWER * statistics.median(self._kept)
+            self._slow = self._slow + 1 if slow else 0
             # several threads and frames suddenly slow: something took a core, try one thread now
-            crowded = full and self.current > 1 and ms > PLAINLY_SLOWER * statistics.median(self._kept)
+            crowded = self._slow >= CROWDED_FRAMES
             if crowded:
                 self._kept.clear()  # the frames before are no measure of the machine now
+                self._slow = 0
             self._kept.append(ms)
             self._since += 1
             if crowded or (full and self._since >= self._wait):

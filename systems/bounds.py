@@ -2,40 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from weft.components.world import REST_SPEED
 from weft.systems import world
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
 from weft.systems.schedule import Step, System
+
+WallArguments = tuple[Callable[..., bool], tuple[Any, ...], tuple[Any, ...]]
+"""The walls test, its arguments and those of ``clamp_to_bounds``, for one substep."""
 
 
 class BoundsSystem(System):
-    """Puts particles that left the walls' rectangle back inside it, every iteration."""
+    """Puts particles that left the walls' rectangle back inside it, every iteration.
+
+    A quick test first (``all_inside_walls``): when every particle is inside,
+    the clamp would move none and is skipped. A world whose threads are cut
+    in two sides is tested in the same two halves at once, each on the
+    thread that relaxed it (``all_inside_walls_in_two``). The arguments are
+    gathered at the substep's first iteration and kept for its others.
+    """
 
     name = "bounds"
     needs_particles = True
 
+    def __init__(self) -> None:
+        self._arguments: WallArguments | None = None
+
     def process(self, step: Step) -> None:
-        settings = world.settings()
-        particles = world.stores().particles
-        n = particles.count
-        left, bottom, right, top = settings.walls
-        clamp_to_bounds(
-            particles.pos[:n],
-            particles.prev[:n],
-            particles.radius[:n],
-            particles.inv_mass[:n],
-            particles.kind[:n],
-            left,
-            bottom,
-            right,
-            top,
-            settings.floor_friction,
-            settings.restitution,
-            settings.friction,
-            REST_SPEED * step.dt,
-            settings.wall_velocity[0] * step.dt,
-            settings.wall_velocity[1] * step.dt,
-        )
+        if step.iteration == 0 or self._arguments is None:
+            self._arguments = wall_arguments(step)
+        keep_inside(self._arguments)
 
 
 class ContainSystem(BoundsSystem):
@@ -44,3 +43,45 @@ class ContainSystem(BoundsSystem):
 
     name = "contain"
     needs_particles = True
+
+    def process(self, step: Step) -> None:
+        keep_inside(wall_arguments(step))
+
+
+def keep_inside(arguments: WallArguments) -> None:
+    """Clamp the particles to the walls, unless every one is inside them."""
+    test, test_arguments, clamp = arguments
+    if not test(*test_arguments):
+        clamp_to_bounds(*clamp)
+
+
+def wall_arguments(step: Step) -> WallArguments:
+    """The test's and the clamp's arguments for the particles and walls of now."""
+    settings = world.settings()
+    stores = world.stores()
+    particles, split = stores.particles, stores.distance_sides.split
+    n = particles.count
+    left, bottom, right, top = settings.walls
+    pos, radius = particles.pos[:n], particles.radius[:n]
+    test: Callable[..., bool] = all_inside_walls
+    test_arguments: tuple[Any, ...] = (pos, radius, left, bottom, right, top)
+    if split:  # the threads were cut: the same halves, each on its own thread
+        test, test_arguments = all_inside_walls_in_two, (*test_arguments, split)
+    clamp = (
+        pos,
+        particles.prev[:n],
+        radius,
+        particles.inv_mass[:n],
+        particles.kind[:n],
+        left,
+        bottom,
+        right,
+        top,
+        settings.floor_friction,
+        settings.restitution,
+        settings.friction,
+        REST_SPEED * step.dt,
+        settings.wall_velocity[0] * step.dt,
+        settings.wall_velocity[1] * step.dt,
+    )
+    return test, test_arguments, clamp

@@ -25,6 +25,10 @@ class BoxParticleSystem(System):
     def __init__(self) -> None:
         self._grid = BoxGrid()
 
+    def idle(self, step: Step) -> bool:
+        stores = world.stores()
+        return stores.rigid.count == 0 or stores.particles.count == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         store, particles = stores.rigid, stores.particles

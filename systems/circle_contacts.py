@@ -13,6 +13,9 @@ class CircleContactSystem(System):
     name = "circle_contacts"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        return world.stores().broadphase.pair_count == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         broadphase = stores.broadphase

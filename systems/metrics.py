@@ -10,7 +10,7 @@ import numpy as np
 
 from weft.components import BallSet, BoxSet, Sheet, Skinned, SoftBody, Stores
 from weft.systems import world
-from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, longest_move
+from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, farthest_particle_move
 from weft.systems.schedule import Step, System
 
 SETTLE_DISTANCE = 0.01
@@ -144,9 +144,11 @@ class MetricsSystem(System):
                 ),
             )
         self.overlaps.append(overlap)
-        move = longest_move(pos, self._last) if len(pos) else 0.0  # no call without particles: a µs a frame
         if len(pos) != len(self._last):
             move = math.inf  # particles appeared or vanished: the world is not settled
+            self._last = pos.copy()
+        else:  # no call without particles: a µs a frame
+            move = farthest_particle_move(pos, self._last) if len(pos) else 0.0
         if stores.rigid.count:
             move = max(move, box_moves(stores, self._last_boxes))
             if len(self._last_boxes) != stores.rigid.count:
@@ -158,10 +160,6 @@ class MetricsSystem(System):
                 move = max(move, float(np.abs(bones - self._last_bones).max()))
             self._last_bones = bones
         self.moves.append(move)
-        if len(self._last) == len(pos):
-            self._last[:] = pos
-        else:
-            self._last = pos.copy()
 
     def max_penetration(self) -> float:
         """The deepest overlap of the last second, px."""

@@ -260,6 +260,9 @@ class JointLimitSystem(System):
     name = "joint_limits"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        return not by_entity(Ragdoll)
+
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)
         if not ragdolls:

@@ -403,6 +403,9 @@ class PressureSystem(System):
         self._fingers: list[tuple[float, ...]] = []
         """This frame's press-tool fingers: ``(x, y, dx, dy, reach)``, from ``move_fingers``."""
 
+    def idle(self, step: Step) -> bool:
+        return not by_entity(SoftBody)
+
     def process(self, step: Step) -> None:
         bodies = by_entity(SoftBody)
         if not bodies:

@@ -20,10 +20,12 @@ from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.cells import weave_cells
 from weft.systems.kernels.circle_contacts import collide_pairs
-from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
+from weft.systems.kernels.distance import needs_general, relax_distances, relax_rigid_distances
+from weft.systems.kernels.distance_sides import balanced_split, sides_hold, split_sides
 from weft.systems.kernels.force_fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, find_pairs
-from weft.systems.kernels.measure import deepest_overlap, longest_move
+from weft.systems.kernels.inside_walls import all_inside_walls
+from weft.systems.kernels.measure import deepest_overlap, farthest_particle_move, longest_move
 from weft.systems.kernels.pins import place_pins
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, set_spin
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
@@ -63,11 +65,15 @@ def warm_kernels() -> None:
         1.0,
     )
     relax_rigid_distances(pos, inv_mass, i, j, rest, alive)
+    needs_general(np.zeros(1), np.zeros(1, dtype=np.uint8))
+    split_sides(i, j, balanced_split(i, j), np.zeros((1, 2), dtype=np.int64))
+    sides_hold(i, j, i, j)
     relax_distances(
         pos, inv_mass, i, j, rest, np.zeros(1), np.zeros(1), alive, np.zeros(1, dtype=np.uint8), 0.1
     )
     kind = np.array([0, 1], dtype=np.uint8)
     radius = np.ones(2)
+    all_inside_walls(pos, radius, -100.0, -100.0, 100.0, 100.0)
     clamp_to_bounds(
         pos, prev, radius, inv_mass, kind, -100.0, -100.0, 100.0, 100.0, 0.5, 0.5, 0.1, 0.1, 0.0, 0.0
     )
@@ -106,6 +112,7 @@ def warm_kernels() -> None:
     collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)
     deepest_overlap(pos, radius, pair_i[:1], pair_j[:1])
     longest_move(pos, prev)
+    farthest_particle_move(pos, prev.copy())
     push_radially(pos, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
     blast(pos, prev, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
     ring_pos = np.array([[10.0, 0.0], [0.0, 10.0], [-10.0, 0.0], [0.0, -10.0]])

@@ -6,14 +6,17 @@ import math
 import os
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from weft.game.threads import numba_threads
 from weft.systems.kernels import KEPT_CACHES, cache_folder
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
+from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
 from weft.systems.kernels.tear import kill_orphans, sweep_cut
 
 
@@ -300,3 +303,45 @@ def test_only_kernels_with_threads_call_kernels_with_threads_and_their_twins_cal
                 assert not any(has_threads(twin.__globals__.get(name)) for name in twin.__code__.co_names)
                 assert kernels.CACHE_DIR in Path(one_thread(value)._cache._cache_path).parents
     assert {"step_boxes", "solve_boxes", "solve_pass", "box_pairs"} <= set(threaded)
+
+
+WALLS = (0.0, 0.0, 400.0, 300.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.floats(0.0, 30.0))
+def test_the_walls_test_passes_only_when_the_clamp_would_move_nothing(seed: int, reach: float) -> None:
+    rng = np.random.default_rng(seed)
+    n = 50
+    pos = rng.uniform([-reach, -reach], [400.0 + reach, 300.0 + reach], (n, 2))
+    prev = pos + rng.normal(0.0, 2.0, (n, 2))
+    radius = rng.choice([0.0, 1.0, 6.0], n)
+    inv_mass = np.where(rng.random(n) < 0.1, 0.0, 1.0)
+    kind = rng.integers(0, 2, n).astype(np.uint8)
+    clamped_pos, clamped_prev = pos.copy(), prev.copy()
+    clamp_to_bounds(clamped_pos, clamped_prev, radius, inv_mass, kind, *WALLS, 0.5, 0.5, 0.2, 0.1, 0.0, 0.0)
+    inside = all_inside_walls(pos, radius, *WALLS)
+    if inside:
+        np.testing.assert_array_equal(clamped_pos, pos)
+        np.testing.assert_array_equal(clamped_prev, prev)
+    if not np.array_equal(clamped_pos, pos) or not np.array_equal(clamped_prev, prev):
+        assert not inside
+
+
+@pytest.mark.parametrize("x, y", [(-0.5, 50.0), (50.0, -0.5), (402.0, 50.0), (50.0, 298.5), (math.nan, 50.0)])
+def test_a_disc_past_any_wall_or_not_a_number_fails_the_walls_test(x: float, y: float) -> None:
+    pos = np.array([[200.0, 150.0], [x, y], [100.0, 100.0]])
+    radius = np.array([1.0, 2.0, 1.0])
+    assert all_inside_walls(pos[[0, 2]], radius[[0, 2]], *WALLS)
+    assert not all_inside_walls(pos, radius, *WALLS)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.integers(-5, 60))
+def test_the_walls_test_in_two_halves_agrees_with_the_test_in_one(seed: int, split: int) -> None:
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform([-3.0, -3.0], [403.0, 303.0], (50, 2))
+    radius = rng.choice([0.0, 1.0], 50)
+    with numba_threads(min(2, numba.config.NUMBA_NUM_THREADS)):
+        halves = all_inside_walls_in_two(pos, radius, *WALLS, max(split, 0))
+    assert halves == all_inside_walls(pos, radius, *WALLS)

@@ -229,3 +229,31 @@ def test_a_world_without_particles_skips_the_systems_that_only_act_on_particles(
     Recorder.log = []
     with_cloth.step()
     assert {name for name, _, _ in Recorder.log} == {"particles_only", "always"}
+
+
+class SleepyRecorder(Recorder):
+    """A recorder with nothing to do in substep 0; counts how often it is asked."""
+
+    asked: ClassVar[list[int]] = []
+
+    def idle(self, step: Step) -> bool:
+        self.asked.append(step.substep)
+        return step.substep == 0
+
+
+def test_an_idle_iteration_system_is_asked_once_a_substep_and_skipped_for_it() -> None:
+    sim = sheet(iterations=3, world="substeps = 2")
+    sleepy = type("sleepy", (SleepyRecorder,), {"name": "sleepy", "stage": Stage.ITERATION})()
+    sim.schedule.add(sleepy)
+    Recorder.log, SleepyRecorder.asked = [], []
+    sim.step()
+    assert SleepyRecorder.asked == [0, 1]  # once a substep
+    assert Recorder.log == [("sleepy", 1, 0), ("sleepy", 1, 1), ("sleepy", 1, 2)]
+
+
+def test_a_hanging_sheet_relaxes_and_meets_the_walls_and_nothing_else_each_iteration() -> None:
+    sim = sheet()
+    sim.step()
+    with sim.physics.entered():
+        busy = [s.name for s in sim.schedule.systems(Stage.ITERATION) if not s.idle(Step())]
+    assert busy == ["distances", "bounds"]
