@@ -123,6 +123,9 @@ def tally(level: str, script: list[dict[str, Any]], problems: list[str]) -> None
         "tools": sorted({event["name"] for event in script if event["type"] == "tool"}),
         "broken": kinds,
     }
+    if problems:  # enough to replay it: ``weft run LEVEL --input`` takes the script as it is
+        line["problems"] = problems[:5]
+        line["script"] = script
     with open(REPORT, "a") as out:
         out.write(json.dumps(line) + "\n")
 

@@ -85,6 +85,8 @@ class Watch:
     touched: int = -(10**9)
     """Last frame any tool acted on anything (a creature's shape is only judged after a quiet spell)."""
     creatures: dict[str, CreatureWatch] = field(default_factory=dict)
+    tool: str | None = None
+    """The left button's tool as the events so far leave it (the session's own changes at the tick)."""
 
 
 def ring_area(pos: np.ndarray) -> float:
@@ -95,8 +97,12 @@ def ring_area(pos: np.ndarray) -> float:
 
 def note_event(watch: Watch, session: Session, event: dict[str, Any], frame: int) -> None:
     """Keep what an event does to the bounds: energetic tools, cursor jumps, presses."""
-    tool = session.tool.name
     kind = event["type"]
+    if watch.tool is None:
+        watch.tool = session.tool.name
+    if kind == "tool" and event["name"] in session.tools:
+        watch.tool = event["name"]  # the session takes it at the tick's start, with the events after it
+    tool = watch.tool
     if kind in ("mouse_press", "mouse_drag", "mouse_release"):
         watch.touched = frame
         if tool in ENERGETIC:
