@@ -264,7 +264,9 @@ def test_a_piece_lying_flat_on_the_floor_is_drawn_above_the_windows_edge(session
     flat = points[
         points[:, 1] < 2.0
     ]  # the piece: on the floor, one line of points (y = 1, half the thickness)
-    assert len(flat) > 1000 and np.ptp(flat[:, 1]) < 1e-6
+    # within 0.01 px of one line: the walls' clamp runs only when a point is past them, so a point
+    # the relaxation lifted a hair off the floor stays there (0.002 px measured)
+    assert len(flat) > 1000 and np.ptp(flat[:, 1]) < 0.01
     picture = Picture(pictures.capture(), pictures)
     background = rgba(sim.level.model.world.background)
     colors = picture.at(flat)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -133,3 +134,14 @@ def project_two(
 
 def _lane(k: int) -> ir.Constant:
     return ir.Constant(_LANE, k)
+
+
+def _one_by_one(pos: Any, inv_mass: Any, ends: Any, rest: Any) -> bool:
+    """``project_two`` where kernels run as plain Python (``NUMBA_DISABLE_JIT``), which cannot run an
+    intrinsic: it projects nothing and says so, and the caller projects the two one by one, which
+    gives the same bits."""
+    return False
+
+
+if numba.config.DISABLE_JIT:
+    project_two = _one_by_one
