@@ -81,13 +81,13 @@ def test_swapping_the_boxes_reverses_the_normal_and_keeps_the_points() -> None:
 def test_a_square_on_the_floor_touches_with_its_two_bottom_corners() -> None:
     # the floor is the wall y >= 0 (m = (0, 1), offset 0); corners 2 (-x, -y) and 3 (+x, -y) are 1 px
     # under it, and each point sits halfway back to the wall
-    found = box_plane(100.0, 9.0, *SQUARE, 0.0, 1.0, 0.0, 1.0)
+    found = box_plane(100.0, 9.0, *SQUARE, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0)
     assert found == pytest.approx((2, 90.0, -0.5, -1.0, 2, 110.0, -0.5, -1.0, 3), abs=EXACT)
 
 
 def test_a_square_against_the_right_wall_touches_with_its_two_right_corners() -> None:
     # the right wall at x = 1280 is -x >= -1280: corners 0 (+x, +y) and 3 (+x, -y) are 1 px past it
-    found = box_plane(1271.0, 300.0, *SQUARE, -1.0, 0.0, -1280.0, 1.0)
+    found = box_plane(1271.0, 300.0, *SQUARE, -1.0, 0.0, -1280.0, 1.0, 0.0, 0.0)
     assert found == pytest.approx((2, 1280.5, 310.0, -1.0, 0, 1280.5, 290.0, -1.0, 3), abs=EXACT)
 
 
@@ -97,7 +97,8 @@ def test_of_a_tilted_box_within_the_margin_the_wall_keeps_the_two_deepest_corner
     # corner = centre ± 10 (c, s) ± 10 (-s, c): the two lower ones are 2 (-, -) and 3 (+, -)
     low_left = (-10.0 * c + 10.0 * s, 10.0 - 10.0 * s - 10.0 * c)
     low_right = (10.0 * c + 10.0 * s, 10.0 + 10.0 * s - 10.0 * c)
-    found = box_plane(0.0, 10.0, c, s, 10.0, 10.0, 0.0, 1.0, 0.0, 100.0)  # every corner within the margin
+    # every corner within the margin, and the box still
+    found = box_plane(0.0, 10.0, c, s, 10.0, 10.0, 0.0, 1.0, 0.0, 100.0, 0.0, 0.0)
     expected = (
         2,
         low_left[0],
@@ -112,5 +113,41 @@ def test_of_a_tilted_box_within_the_margin_the_wall_keeps_the_two_deepest_corner
     assert found == pytest.approx(expected, abs=1e-12)
 
 
+def test_a_tumbling_card_keeps_the_corner_that_swings_into_the_wall() -> None:
+    # a 60 x 4 card tilted 0.3 rad rests its low (-x) end on the floor while it turns about that end
+    # at 120 rad/s (an explosion's kick): within a 1/240 s step its high end comes 11 px past the
+    # floor. The deepest corners now are the resting end's (1 and 2); the swinging end's low corner (3)
+    # ends the step deeper than both and replaces the one that ends shallower (1)
+    c, s = math.cos(0.3), math.sin(0.3)
+    turn = -120.0 / 240.0
+    approach = turn * 30.0 * c  # the centre's speed about the resting end, along the floor's normal
+    card = (0.0, 30.0 * s + 2.0 * c, c, s, 30.0, 2.0, 0.0, 1.0, 0.0, 100.0)
+    resting = box_plane(*card, 0.0, 0.0)
+    assert {resting[4], resting[8]} == {1, 2}
+    tumbling = box_plane(*card, approach, turn)
+    assert {tumbling[4], tumbling[8]} == {2, 3}
+    assert max(tumbling[3], tumbling[7]) > 0.0  # reported at today's separation: the swinging end is above
+
+
+def test_a_card_flying_flat_into_a_wall_keeps_its_long_face_however_it_spins() -> None:
+    # a 5 x 90 card upright, 0.5 px from the left wall, flying at it at 950 px/s and turning at
+    # 13.7 rad/s (seen in the fuzzer): its top far corner (0) ends the step deeper than its bottom
+    # near one (2), but not deeper than both near ones, so the long face (1 and 2) stays; ranked by
+    # where they end alone, the short top edge (0 and 1) was kept and the bottom slid through the wall
+    dt = 1.0 / 240.0
+    card = (3.0, 200.0, 1.0, 0.0, 2.5, 45.0, 1.0, 0.0, 0.0, 100.0)
+    found = box_plane(*card, -950.0 * dt, 13.7 * dt)
+    assert {found[4], found[8]} == {1, 2}
+
+
+def test_a_falling_box_ranks_its_corners_by_depth_as_one_at_rest() -> None:
+    # falling straight down moves every corner alike: the ranking is the one at rest
+    angle = 0.1
+    c, s = math.cos(angle), math.sin(angle)
+    still = box_plane(0.0, 10.0, c, s, 10.0, 10.0, 0.0, 1.0, 0.0, 100.0, 0.0, 0.0)
+    falling = box_plane(0.0, 10.0, c, s, 10.0, 10.0, 0.0, 1.0, 0.0, 100.0, -5.0, 0.0)
+    assert falling == still
+
+
 def test_a_box_further_from_the_wall_than_the_margin_has_no_points() -> None:
-    assert box_plane(100.0, 30.0, *SQUARE, 0.0, 1.0, 0.0, 4.0)[0] == 0  # lowest corners 20 px up
+    assert box_plane(100.0, 30.0, *SQUARE, 0.0, 1.0, 0.0, 4.0, 0.0, 0.0)[0] == 0  # lowest corners 20 px up

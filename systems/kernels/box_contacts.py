@@ -41,6 +41,8 @@ def contact_key(a: int, b: int, feature: int, bodies: int) -> int:
 @kernel_with_threads(**INNER)
 def collide_boxes(
     pos: npt.NDArray[np.float64],
+    vel: npt.NDArray[np.float64],
+    omega: npt.NDArray[np.float64],
     turn: npt.NDArray[np.float64],
     half: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
@@ -49,6 +51,9 @@ def collide_boxes(
     pair_b: npt.NDArray[np.int64],
     walls: npt.NDArray[np.float64],
     wall_margin: float,
+    wall_vx: float,
+    wall_vy: float,
+    dt: float,
     start: npt.NDArray[np.int64],
     c_a: npt.NDArray[np.int64],
     c_b: npt.NDArray[np.int64],
@@ -62,7 +67,9 @@ def collide_boxes(
     walls, then of the listed pairs.
 
     ``walls`` is ``(4, 3)``: each wall's inward normal and offset
-    (``m · x >= offset`` is inside), in ``plane_body`` order. ``start``
+    (``m · x >= offset`` is inside), in ``plane_body`` order, moving
+    together at ``(wall_vx, wall_vy)``; of a box's corners within the
+    margin of a wall, the two deepest after ``dt`` are kept. ``start``
     (at least boxes + pairs + 1 long) gets where each box's wall points,
     then each pair's points, begin (the rows of group ``g`` are
     ``[start[g], start[g + 1])``), for the warm start (``warm_from_last``).
@@ -98,6 +105,8 @@ def collide_boxes(
                 my,
                 walls[side, 2],
                 margin[a] + wall_margin,
+                dt * (mx * (vel[a, 0] - wall_vx) + my * (vel[a, 1] - wall_vy)),
+                dt * omega[a],
             )
             for k in range(found):
                 if count < capacity:

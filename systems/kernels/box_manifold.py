@@ -196,36 +196,85 @@ def box_plane(
     my: float,
     offset: float,
     margin: float,
+    approach: float,
+    spin: float,
 ) -> tuple[int, float, float, float, int, float, float, float, int]:
     """The manifold of a box and the wall ``m · x >= offset`` (m points into the world).
 
-    Returns ``(count, x0, y0, s0, f0, x1, y1, s1, f1)``: up to the two
-    deepest corners within ``margin``, each keyed by its corner index, at
-    the point halfway to the wall. The normal, from the box into the wall,
-    is ``-m``.
+    Returns ``(count, x0, y0, s0, f0, x1, y1, s1, f1)``: up to two corners
+    within ``margin``, each keyed by its corner index, at the point halfway
+    to the wall. The normal, from the box into the wall, is ``-m``.
+
+    The two kept are the deepest now, the incident edge, as Box2D's
+    polygon-versus-segment manifold has it; unless another corner will end
+    the step deeper than both: it then replaces the one of the two that
+    ends shallower. Where a corner ends is its separation plus its own
+    approach, ``s + dt m · (v + ω × r)``, given as the box's ``approach``
+    (``dt m · v``, the wall's motion taken off) and ``spin`` (``dt ω``). A
+    thin card tumbling onto a wall rests on one end while the other swings
+    in: kept alone, the resting end's corners let the swinging end pass the
+    wall within a step (a card's centre 8.8 px past it, seen by the fuzzer).
     """
-    ux, uy, vx, vy = _axes(ac, a_s)
     count = 0
     x0 = y0 = s0 = x1 = y1 = s1 = 0.0
+    d0 = d1 = 0.0
     f0 = f1 = 0
     for corner in range(4):
-        sx = 1.0 if corner == 0 or corner == 3 else -1.0
-        sy = 1.0 if corner < 2 else -1.0
-        x = ax + sx * ahx * ux + sy * ahy * vx
-        y = ay + sx * ahx * uy + sy * ahy * vy
-        s = mx * x + my * y - offset
+        x, y, s, d = _corner_on_plane(corner, ax, ay, ac, a_s, ahx, ahy, mx, my, offset, approach, spin)
         if s > margin:
             continue
-        px = x - 0.5 * s * mx
-        py = y - 0.5 * s * my
         if count == 0:
-            x0, y0, s0, f0 = px, py, s, corner
+            x0, y0, s0, d0, f0 = x, y, s, d, corner
             count = 1
         elif count == 1:
-            x1, y1, s1, f1 = px, py, s, corner
+            x1, y1, s1, d1, f1 = x, y, s, d, corner
             count = 2
         elif s0 >= s1 and s < s0:  # keep the two deepest
-            x0, y0, s0, f0 = px, py, s, corner
+            x0, y0, s0, d0, f0 = x, y, s, d, corner
         elif s1 > s0 and s < s1:
-            x1, y1, s1, f1 = px, py, s, corner
+            x1, y1, s1, d1, f1 = x, y, s, d, corner
+    if count < 2:
+        return count, x0, y0, s0, f0, x1, y1, s1, f1
+    swing = -1
+    xs = ys = ss = 0.0
+    deepest = min(d0, d1)
+    for corner in range(4):
+        if corner == f0 or corner == f1:
+            continue
+        x, y, s, d = _corner_on_plane(corner, ax, ay, ac, a_s, ahx, ahy, mx, my, offset, approach, spin)
+        if s <= margin and d < deepest:
+            swing, xs, ys, ss, deepest = corner, x, y, s, d
+    if swing >= 0 and d0 >= d1:
+        x0, y0, s0, f0 = xs, ys, ss, swing
+    elif swing >= 0:
+        x1, y1, s1, f1 = xs, ys, ss, swing
     return count, x0, y0, s0, f0, x1, y1, s1, f1
+
+
+@numba.njit(cache=True, **INNER)
+def _corner_on_plane(
+    corner: int,
+    ax: float,
+    ay: float,
+    ac: float,
+    a_s: float,
+    ahx: float,
+    ahy: float,
+    mx: float,
+    my: float,
+    offset: float,
+    approach: float,
+    spin: float,
+) -> tuple[float, float, float, float]:
+    """Corner ``corner`` of the box against the wall: the point halfway to the wall, its separation
+    now, and its separation after the step (``box_plane``)."""
+    ux, uy, vx, vy = _axes(ac, a_s)
+    sx = 1.0 if corner == 0 or corner == 3 else -1.0
+    sy = 1.0 if corner < 2 else -1.0
+    x = ax + sx * ahx * ux + sy * ahy * vx
+    y = ay + sx * ahx * uy + sy * ahy * vy
+    s = mx * x + my * y - offset
+    rx = sx * ahx * ux + sy * ahy * vx
+    ry = sx * ahx * uy + sy * ahy * vy
+    later = s + approach + spin * (mx * -ry + my * rx)
+    return x - 0.5 * s * mx, y - 0.5 * s * my, s, later

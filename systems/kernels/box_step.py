@@ -170,8 +170,9 @@ def step_boxes(
     ):
         return RELIST, 0
     found = collide_boxes(
-        pos[:n], turn[:n], half[:n], moving[:n], margin[:n], pair_a[:pair_count], pair_b[:pair_count],
-        walls, wall_margin, start, c_a, c_b, key, point, normal, separation, manifold,
+        pos[:n], vel[:n], omega[:n], turn[:n], half[:n], moving[:n], margin[:n], pair_a[:pair_count],
+        pair_b[:pair_count], walls, wall_margin, wall_vx, wall_vy, dt, start, c_a, c_b, key, point, normal,
+        separation, manifold,
     )  # fmt: skip
     if found > c_a.shape[0]:
         return GROW, found
