@@ -1,12 +1,16 @@
-"""``weft bench --busy``: every scene twice in one run, quiet and then with every other core busy.
+"""``weft bench --busy``: every scene three times in one run: quiet, with every other core busy, and
+beside a second copy of itself.
 
 A player's machine is never quiet: the game draws, a browser runs. The
-load here is one CPU-bound process per core but one (``other_cores_busy``),
+first load is one CPU-bound process per core but one (``other_cores_busy``),
 started before the scene and stopped after it, so the second run meets
-what a busy machine gives. The figure that matters is the 95th-percentile
-frame: a median can hold while one frame in ten waits behind the load, and
-that frame is the stutter a player sees. ``p95_ratio`` (busy over quiet)
-says how much the load multiplied it.
+what a busy machine gives. The second load is another ``weft bench`` of
+the same scene running at once (``copy_running``): it wants the same cores,
+caches and memory bandwidth, as a second game window does. The figure that
+matters is the 95th-percentile frame: a median can hold while one frame in
+ten waits behind the load, and that frame is the stutter a player sees.
+``p95_ratio`` and ``copy_p95_ratio`` (loaded over quiet) say how much each
+load multiplied it.
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ from weft.bench.table import align
 SPIN = "while True: pass"
 SETTLE_S = 0.3
 """Seconds the load runs before the scene starts, so it is at full speed."""
+COPY_SETTLE_S = 6.0
+"""Seconds a copy of the scene is given to start (Python, numba's cached kernels, the scene built:
+about 3 s here) before the measured run begins."""
+COPY_FRAMES = 10**9
+"""Frames the copy is asked for: it runs until it is stopped."""
 
 
 @contextmanager
@@ -43,6 +52,26 @@ def other_cores_busy() -> Iterator[int]:
             process.wait()
 
 
+@contextmanager
+def copy_running(command: list[str] | None) -> Iterator[None]:
+    """``command`` (a copy of the scene) running in a child for the block, its output discarded."""
+    if command is None:
+        yield
+        return
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(COPY_SETTLE_S)
+        yield
+    finally:
+        child.kill()
+        child.wait()
+
+
+def copy_command(scene: str) -> list[str]:
+    """The command that runs ``scene`` without end: the load of a second copy."""
+    return [sys.executable, "-m", "weft", "bench", scene, "--frames", str(COPY_FRAMES)]
+
+
 @dataclass(frozen=True)
 class BusyResult:
     """One scene measured quiet and busy."""
@@ -51,37 +80,60 @@ class BusyResult:
     busy: SceneResult
     load: int
     """CPU-bound processes during the busy run."""
+    beside_copy: SceneResult | None = None
+    """The run beside a second copy of the same scene, where one was asked for."""
 
     @property
     def p95_ratio(self) -> float | None:
         """How many times the load made our 95th-percentile frame (None where it was not timed)."""
-        quiet, busy = self.quiet.p95_ms, self.busy.p95_ms
-        return None if quiet is None or busy is None or quiet <= 0.0 else busy / quiet
+        return _ratio(self.quiet, self.busy)
+
+    @property
+    def copy_p95_ratio(self) -> float | None:
+        """How many times a second copy running at once made our 95th-percentile frame."""
+        return None if self.beside_copy is None else _ratio(self.quiet, self.beside_copy)
 
     def as_json(self) -> dict[str, Any]:
-        """``{"scene", "load", "quiet": <record>, "busy": <record>, "p95_ratio"}``, the records as
-        ``weft bench --json`` prints them."""
+        """``{"scene", "load", "quiet", "busy", "p95_ratio", "beside_copy", "copy_p95_ratio"}``, the
+        records as ``weft bench --json`` prints them (``beside_copy`` None where not run)."""
         return {
             "scene": self.quiet.scene,
             "load": self.load,
             "quiet": self.quiet.as_json(),
             "busy": self.busy.as_json(),
             "p95_ratio": self.p95_ratio,
+            "beside_copy": None if self.beside_copy is None else self.beside_copy.as_json(),
+            "copy_p95_ratio": self.copy_p95_ratio,
         }
 
 
-def measure_busy(scene: Callable[[], list[SceneResult]]) -> list[BusyResult]:
-    """Run ``scene`` quiet, then again with the other cores busy; its results paired up."""
+def measure_busy(scene: Callable[[], list[SceneResult]], copy: list[str] | None = None) -> list[BusyResult]:
+    """Run ``scene`` quiet, then again with the other cores busy, then (given the ``copy`` command)
+    beside a copy of itself; its results grouped by row."""
     quiet = scene()
     with other_cores_busy() as load:
         busy = scene()
-    return [BusyResult(q, b, load) for q, b in zip(quiet, busy, strict=True)]
+    if copy is None:
+        return [BusyResult(q, b, load) for q, b in zip(quiet, busy, strict=True)]
+    with copy_running(copy):
+        beside = scene()
+    return [BusyResult(q, b, load, c) for q, b, c in zip(quiet, busy, beside, strict=True)]
+
+
+def _ratio(quiet: SceneResult, loaded: SceneResult) -> float | None:
+    """Loaded over quiet 95th-percentile frame (None where either was not timed)."""
+    if quiet.p95_ms is None or loaded.p95_ms is None or quiet.p95_ms <= 0.0:
+        return None
+    return loaded.p95_ms / quiet.p95_ms
 
 
 def format_busy_table(results: list[BusyResult]) -> str:
-    """Scene, then our median and 95th-percentile ms quiet and busy, the p95 ratio, and pymunk's
-    median busy with our ratio to it."""
-    header = ["scene", "ms", "p95", "busy ms", "busy p95", "p95 ratio", "busy pymunk ms", "busy ratio"]
+    """Scene, then our median and 95th-percentile ms quiet and busy, the p95 ratio, pymunk's median
+    busy with our ratio to it, and the p95 beside a copy with its ratio."""
+    header = [
+        "scene", "ms", "p95", "busy ms", "busy p95", "p95 ratio", "busy pymunk ms", "busy ratio",
+        "copy p95", "copy ratio",
+    ]  # fmt: skip
     rows = [
         [
             result.quiet.scene,
@@ -89,9 +141,11 @@ def format_busy_table(results: list[BusyResult]) -> str:
             _ms(result.quiet.p95_ms),
             f"{result.busy.ms:.3f}",
             _ms(result.busy.p95_ms),
-            "-" if result.p95_ratio is None else f"{result.p95_ratio:.2f}",
+            _times(result.p95_ratio),
             _ms(result.busy.pymunk_ms),
             "-" if result.busy.ratio is None else f"{result.busy.ratio:.2f}x",
+            _ms(None if result.beside_copy is None else result.beside_copy.p95_ms),
+            _times(result.copy_p95_ratio),
         ]
         for result in results
     ]
@@ -100,10 +154,15 @@ def format_busy_table(results: list[BusyResult]) -> str:
     note = (
         f"busy: {load} CPU-bound process(es), one per core but one, during the second run of each scene; "
         "p95 ratio: busy 95th-percentile frame over quiet (1 = the load costs nothing); "
-        "busy ratio > 1: faster than pymunk under the same load"
+        "busy ratio > 1: faster than pymunk under the same load; "
+        "copy p95: beside a second copy of the same scene, its ratio over quiet"
     )
     return "\n".join([*lines, "", note])
 
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _times(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from weft.bench import balls, cloth, pyramid, skin
-from weft.bench.busy import format_busy_table, measure_busy
+from weft.bench.busy import copy_command, format_busy_table, measure_busy
 from weft.bench.cold import format_cold_table, measure_cold
 from weft.bench.measure import SceneResult
 from weft.bench.table import align
@@ -38,7 +38,8 @@ def run_scenes(
     names: list[str], frames: int = 240, as_json: bool = False, busy: bool = False, cold: bool = False
 ) -> int:
     """Run the named scenes (every runnable one when ``names`` is empty) and print the figures; with
-    ``busy``, each quiet and then with the other cores busy (``bench.busy``); with ``cold``, the
+    ``busy``, each quiet, then with the other cores busy, then beside a copy of itself
+    (``bench.busy``); with ``cold``, the
     first-start times instead (``bench.cold``: a cold ``run`` of each shipped level, then ``warmup``).
 
     Returns the exit code: 0, or 1 (with one line per problem on stderr and
@@ -62,7 +63,9 @@ def run_scenes(
     chosen = list(dict.fromkeys(names)) if names else list(SCENES)
     if busy:
         pairs = [
-            pair for name in chosen for pair in measure_busy(lambda name=name: _results(SCENES[name](frames)))
+            pair
+            for name in chosen
+            for pair in measure_busy(lambda name=name: _results(SCENES[name](frames)), copy_command(name))
         ]
         print(json.dumps([p.as_json() for p in pairs], indent=2) if as_json else format_busy_table(pairs))
         return 0

@@ -309,37 +309,51 @@ def test_box2d_pyramid_twin_has_our_boxes_in_metres_on_a_floor_at_zero() -> None
     assert [body.position[1] for body in bodies[:2]] == pytest.approx([0.5, 0.5], abs=0.005)
 
 
-def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded(
+def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded_then_beside_a_copy(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     loaded = []
+    copy_mark = "weft-bench-copy-stand-in"
 
     def fake_pyramid(frames: int) -> SceneResult:
-        # the load is there on the second run only: count the spinning processes now
+        # the spinning load is there on the second run only, the copy on the third: count both now
         spinning = subprocess.run(["pgrep", "-f", busy.SPIN], capture_output=True, text=True).stdout.split()
-        loaded.append(len(spinning))
-        p95 = 1.0 if len(loaded) == 1 else 1.5
+        copies = subprocess.run(["pgrep", "-f", copy_mark], capture_output=True, text=True).stdout.split()
+        loaded.append((len(spinning), len(copies)))
+        p95 = [1.0, 1.5, 1.2][len(loaded) - 1]
         return SceneResult("pyramid", {"boxes": 55}, 0.5, 1.0, p95_ms=p95, pymunk_p95_ms=2.0)
 
+    def stand_in(scene: str) -> list[str]:
+        # a copy that costs nothing to start: the real one is `weft bench pyramid --frames 1e9`
+        assert busy.copy_command(scene)[-4:] == ["bench", scene, "--frames", str(busy.COPY_FRAMES)]
+        return [sys.executable, "-c", f"import time; time.sleep(60)  # {copy_mark}"]
+
     monkeypatch.setattr(bench_run, "SCENES", {"pyramid": fake_pyramid})
+    monkeypatch.setattr(bench_run, "copy_command", stand_in)
+    monkeypatch.setattr(busy, "COPY_SETTLE_S", 0.2)
 
     assert bench_run.run_scenes(["pyramid"], frames=3, as_json=True, busy=True) == 0
     (record,) = json.loads(capsys.readouterr().out)
     cores = os.cpu_count() or 2
-    assert loaded == [0, max(1, cores - 1)]
+    assert loaded == [(0, 0), (max(1, cores - 1), 0), (0, 1)]
     assert record["load"] == max(1, cores - 1)
     assert record["p95_ratio"] == 1.5
+    assert record["copy_p95_ratio"] == pytest.approx(1.2)
     assert record["quiet"]["p95_ms"] == 1.0 and record["busy"]["p95_ms"] == 1.5
-    # and the load is gone after
+    assert record["beside_copy"]["p95_ms"] == 1.2
+    # and both loads are gone after
     assert not subprocess.run(["pgrep", "-f", busy.SPIN], capture_output=True, text=True).stdout.split()
+    assert not subprocess.run(["pgrep", "-f", copy_mark], capture_output=True, text=True).stdout.split()
 
 
 def test_the_busy_table_shows_both_runs_and_the_ratio() -> None:
     quiet = SceneResult("cloth", {}, 0.5, 1.0, p95_ms=0.6)
     loaded = SceneResult("cloth", {}, 0.6, 1.5, p95_ms=0.75)
-    header, row = busy.format_busy_table([busy.BusyResult(quiet, loaded, 1)]).splitlines()[:2]
+    copied = SceneResult("cloth", {}, 0.55, 1.5, p95_ms=0.66)
+    header, row = busy.format_busy_table([busy.BusyResult(quiet, loaded, 1, copied)]).splitlines()[:2]
     assert header.split()[:3] == ["scene", "ms", "p95"]
-    assert row.split() == ["cloth", "0.500", "0.600", "0.600", "0.750", "1.25", "1.500", "2.50x"]
+    figures = ["0.500", "0.600", "0.600", "0.750", "1.25", "1.500", "2.50x", "0.660", "1.10"]
+    assert row.split() == ["cloth", *figures]
 
 
 def test_a_cold_start_runs_weft_with_an_empty_cache_of_its_own() -> None:
