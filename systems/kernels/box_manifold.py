@@ -215,12 +215,13 @@ def box_plane(
     in: kept alone, the resting end's corners let the swinging end pass the
     wall within a step (a card's centre 8.8 px past it, seen by the fuzzer).
     """
+    axes = _axes(ac, a_s)
     count = 0
     x0 = y0 = s0 = x1 = y1 = s1 = 0.0
     d0 = d1 = 0.0
     f0 = f1 = 0
     for corner in range(4):
-        x, y, s, d = _corner_on_plane(corner, ax, ay, ac, a_s, ahx, ahy, mx, my, offset, approach, spin)
+        x, y, s, d = _corner_on_plane(corner, ax, ay, axes, ahx, ahy, mx, my, offset, approach, spin)
         if s > margin:
             continue
         if count == 0:
@@ -239,9 +240,9 @@ def box_plane(
     xs = ys = ss = 0.0
     deepest = min(d0, d1)
     for corner in range(4):
-        if corner == f0 or corner == f1:
+        if corner in (f0, f1):
             continue
-        x, y, s, d = _corner_on_plane(corner, ax, ay, ac, a_s, ahx, ahy, mx, my, offset, approach, spin)
+        x, y, s, d = _corner_on_plane(corner, ax, ay, axes, ahx, ahy, mx, my, offset, approach, spin)
         if s <= margin and d < deepest:
             swing, xs, ys, ss, deepest = corner, x, y, s, d
     if swing >= 0 and d0 >= d1:
@@ -253,22 +254,13 @@ def box_plane(
 
 @numba.njit(cache=True, **INNER)
 def _corner_on_plane(
-    corner: int,
-    ax: float,
-    ay: float,
-    ac: float,
-    a_s: float,
-    ahx: float,
-    ahy: float,
-    mx: float,
-    my: float,
-    offset: float,
-    approach: float,
-    spin: float,
-) -> tuple[float, float, float, float]:
-    """Corner ``corner`` of the box against the wall: the point halfway to the wall, its separation
-    now, and its separation after the step (``box_plane``)."""
-    ux, uy, vx, vy = _axes(ac, a_s)
+    corner: int, ax: float, ay: float, axes: tuple[float, float, float, float], ahx: float, ahy: float,
+    mx: float, my: float, offset: float, approach: float, spin: float,
+) -> tuple[float, float, float, float]:  # fmt: skip
+    """Corner ``corner`` of the box (centre, ``axes`` from ``_axes``, half extents) against the wall:
+    the point halfway to the wall, its separation now, and its separation after the step
+    (``box_plane``)."""
+    ux, uy, vx, vy = axes
     sx = 1.0 if corner == 0 or corner == 3 else -1.0
     sy = 1.0 if corner < 2 else -1.0
     x = ax + sx * ahx * ux + sy * ahy * vx
