@@ -6,7 +6,9 @@ first load is one CPU-bound process per core but one (``other_cores_busy``),
 started before the scene and stopped after it, so the second run meets
 what a busy machine gives. The second load is another ``weft bench`` of
 the same scene running at once (``copy_running``): it wants the same cores,
-caches and memory bandwidth, as a second game window does. The figure that
+caches and memory bandwidth, as a second game window does (it takes turns
+between our frame and the oracles' as the bench does, so our engine is
+half or a third of that load, and as CPU-bound as the rest). The figure that
 matters is the 95th-percentile frame: a median can hold while one frame in
 ten waits behind the load, and that frame is the stutter a player sees.
 ``p95_ratio`` and ``copy_p95_ratio`` (loaded over quiet) say how much each
