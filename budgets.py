@@ -47,11 +47,38 @@ CONSTRAINTS = 250_000
 """Distance constraints of all cloth together (structural, shear and bend threads): a 200 × 200
 sheet with shear and bend holds 238000."""
 
-BOXES = 20_000
-"""Rigid boxes of all sets together: Box2D's large pyramid is 5050."""
+BOXES = 10_000
+"""Rigid boxes of all sets together: twice Box2D's large pyramid (5050). The solver's time a box
+grows with their number once its contacts leave the caches: a 199-layer pyramid (19900 boxes) took
+107 ms a frame, 7.5 times the 100-layer one."""
 
 SKIN_VERTICES = 40_000
 """Mesh vertices of all skins together (a 128 × 128 grid is 16641)."""
+
+
+THREAD_PASSES = 5_000_000
+"""Thread projections a frame: threads × iterations × substeps. A 200 × 200 sheet with shear and
+bend (238000 threads) at the default 20 iterations and 1 substep; at about 4.5 ns each, 23 ms.
+(The schema's 200 iterations × 16 substeps would take ``CONSTRAINTS`` threads 3.6 s.)"""
+
+PARTICLE_PASSES = 600_000
+"""Particle passes a frame: particles (with every circle the pour tool may add) × iterations ×
+substeps, each pass a wall test and, for circles, their contacts. 50000 circles (the most
+``max_circles`` allows) at the circles' default 2 iterations × 6 substeps; 28 ms for 50000 packed
+circles of 0.5 px. A default cloth (20 iterations) among circles (6 substeps) makes 120 passes, so
+5000 particles."""
+
+BOX_PASSES = 80_000
+"""Box solver passes a frame: each set's boxes × rigid substeps × its iterations. ``BOXES`` at the
+default 4 substeps × 2 iterations; a 141-layer pyramid (10011 boxes) takes 35 ms at those."""
+
+
+RADIUS_SPREAD = 4.0
+"""Largest radius the particle grid bins (circles, creature beads, cloth points with a thickness,
+ragdoll joints) over the smallest circle's or bead's: the grid's cells are as wide as the largest
+reach, so small circles packed under a large one crowd every cell (50000 circles of 0.5 px beside
+joints of 6 px: 977000 listed pairs and 40 ms a rebuild). The shipped levels' spread is at most 3.1
+(ragdoll.toml's head over its pegs)."""
 
 
 def too_big(count: int, budget: int, what: str) -> str | None:

@@ -34,5 +34,6 @@ class SweepSystem(System):
             broadphase.rows,
             broadphase.cell_start,
             broadphase.order,
+            broadphase.cell_key[: broadphase.occupied],
             particles.max_radius,
         )
