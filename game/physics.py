@@ -316,6 +316,7 @@ class Physics:
         settings.ragdolls = fresh.ragdolls
         if "iterations" not in self.spec.model_fields_set:
             settings.iterations = fresh.iterations
+        self.guard.accept(settings)
 
     def _edited(self) -> None:
         """After bodies came or went: the settings they imply, and the steps' memory of the old rows."""
