@@ -47,10 +47,10 @@ CONSTRAINTS = 250_000
 """Distance constraints of all cloth together (structural, shear and bend threads): a 200 × 200
 sheet with shear and bend holds 238000."""
 
-BOXES = 10_000
-"""Rigid boxes of all sets together: twice Box2D's large pyramid (5050). The solver's time a box
+BOXES = 6_000
+"""Rigid boxes of all sets together: Box2D's large pyramid (5050) and some. The solver's time a box
 grows with their number once its contacts leave the caches: a 199-layer pyramid (19900 boxes) took
-107 ms a frame, 7.5 times the 100-layer one."""
+107 ms a frame, a 141-layer one (10011) 35 ms, the 100-layer one 14 ms (a busy machine)."""
 
 SKIN_VERTICES = 40_000
 """Mesh vertices of all skins together (a 128 × 128 grid is 16641)."""
@@ -68,17 +68,20 @@ substeps, each pass a wall test and, for circles, their contacts. 50000 circles 
 circles of 0.5 px. A default cloth (20 iterations) among circles (6 substeps) makes 120 passes, so
 5000 particles."""
 
-BOX_PASSES = 80_000
-"""Box solver passes a frame: each set's boxes × rigid substeps × its iterations. ``BOXES`` at the
-default 4 substeps × 2 iterations; a 141-layer pyramid (10011 boxes) takes 35 ms at those."""
+BOX_PASSES = 48_000
+"""Box solver passes a frame: each set's boxes × solver substeps × its iterations (the solver runs at
+least one substep a particle substep: 6 among circles). ``BOXES`` at the default 4 substeps × 2
+iterations (the large pyramid runs 4 × 1: 20200)."""
 
 
-RADIUS_SPREAD = 4.0
-"""Largest radius the particle grid bins (circles, creature beads, cloth points with a thickness,
-ragdoll joints) over the smallest circle's or bead's: the grid's cells are as wide as the largest
-reach, so small circles packed under a large one crowd every cell (50000 circles of 0.5 px beside
-joints of 6 px: 977000 listed pairs and 40 ms a rebuild). The shipped levels' spread is at most 3.1
-(ragdoll.toml's head over its pegs)."""
+GRID_WORK = 500_000
+"""Particle grid tests a frame: the particles it bins (circles, with every one the pour tool may add,
+creature beads, cloth points with a thickness, ragdoll joints) × substeps × (largest radius over the
+smallest circle's)². The grid's cells are as wide as the largest reach, so circles much smaller than
+the largest particle crowd each cell, and each circle is tested against the others in nine: 50000
+circles of 0.5 px beside joints of 2 px, binned twice a frame (1.6 million), took 145 ms. 50000
+circles of one size at the default 6 substeps make 300000, creatures.toml (which may pour 6000 circles
+of 6 px beside beads of 20 px) 403000."""
 
 
 def too_big(count: int, budget: int, what: str) -> str | None:

@@ -52,6 +52,8 @@ class Broadphase:
     cell_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     occupied: int = 0
     """Cells kept in ``cell_key`` (0: a dense grid, every cell in ``cell_start``)."""
+    block_start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    """A sparse grid's index: where each block of a row's cells starts in ``cell_key``."""
     count: int = 0
     fresh: bool = False
     """Whether the grid was binned at this substep's positions (the sweep needs it then)."""

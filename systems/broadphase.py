@@ -8,7 +8,7 @@ import numpy as np
 
 from weft.components import Broadphase, ParticleStore
 from weft.systems import world
-from weft.systems.kernels.grid import bin_points, bin_points_sparse, find_pairs
+from weft.systems.kernels.grid import BLOCK, bin_points, bin_points_sparse, find_pairs, index_blocks
 from weft.systems.kernels.measure import longest_move
 from weft.systems.kernels.sweep import any_fast_circle
 from weft.systems.schedule import Step, System
@@ -75,6 +75,10 @@ def bin_grid(
             broadphase.cell_key,
             broadphase.cell_start,
         )
+        blocks = rows * math.ceil(cols / BLOCK) + 1
+        if len(broadphase.block_start) < blocks:
+            broadphase.block_start = np.zeros(blocks, dtype=np.int64)
+        index_blocks(broadphase.cell_key[: broadphase.occupied], cols, rows, broadphase.block_start)
         return
     broadphase.occupied = 0
     broadphase.count = bin_points(

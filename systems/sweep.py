@@ -35,5 +35,6 @@ class SweepSystem(System):
             broadphase.cell_start,
             broadphase.order,
             broadphase.cell_key[: broadphase.occupied],
+            broadphase.block_start,
             particles.max_radius,
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from weft.budgets import BOX_PASSES, PARTICLE_PASSES, RADIUS_SPREAD, THREAD_PASSES
+from weft.budgets import BOX_PASSES, GRID_WORK, PARTICLE_PASSES, THREAD_PASSES
 from weft.game.level.build import level_bodies, world_settings
 from weft.game.level.problems import KeyPath, Problem, find_line, origin_of
 from weft.game.level.schema import Level, box_count, cloth_threads
@@ -31,8 +31,10 @@ class FrameWork:
     and skeleton joints."""
     passes: int
     """Relaxation passes a frame: iterations × substeps."""
+    substeps: int
     box_passes: int
-    """Solver passes over boxes a frame: each set's boxes × rigid substeps × its iterations."""
+    """Solver passes over boxes a frame: each set's boxes × solver substeps × its iterations (at
+    least one solver substep a particle substep)."""
 
     @property
     def thread_passes(self) -> int:
@@ -54,63 +56,73 @@ def frame_work(model: Level) -> FrameWork:
     particles += sum(creature.points + 2 * len(LEGS) for creature in model.creature)
     particles += sum(len(body.joints) for body in model.skeleton)
     rigid = model.world.rigid
+    substeps = settings.resolved_substeps()
+    # the rigid step runs ceil(rigid / particle substeps) solver substeps in each particle substep
+    solver_substeps = substeps * math.ceil(rigid.substeps / substeps)
     box_passes = sum(
-        box_count(boxes) * rigid.substeps * (boxes.iterations or rigid.iterations) for boxes in model.boxes
+        box_count(boxes) * solver_substeps * (boxes.iterations or rigid.iterations) for boxes in model.boxes
     )
     return FrameWork(
         threads=sum(cloth_threads(cloth) for cloth in model.cloth),
         particles=particles,
-        passes=settings.iterations * settings.resolved_substeps(),
+        passes=settings.iterations * substeps,
+        substeps=substeps,
         box_passes=box_passes,
     )
 
 
-def grid_radii(model: Level) -> list[tuple[KeyPath, float, bool]]:
-    """``(key, radius, small)`` for each radius the particle grid bins: ``small`` for circles and
-    creature beads (what other particles pair with), not for cloth points or ragdoll joints alone.
+def grid_radii(model: Level) -> list[tuple[KeyPath, float, int, bool]]:
+    """``(key, radius, particles, small)`` for each radius the particle grid bins: ``small`` for
+    circles and creature beads (what the others pair with), not for cloth points or ragdoll joints.
     Empty when the level has neither circles nor creatures (the grid is never built)."""
-    found: list[tuple[KeyPath, float, bool]] = []
+    found: list[tuple[KeyPath, float, int, bool]] = []
+    pour = "pour" in model.tools.available
     for k, balls in enumerate(model.balls):
-        found.append((("balls", k, "radius"), balls.radius[0], True))
-        found.append((("balls", k, "radius"), balls.radius[1], True))
-    if "pour" in model.tools.available:
-        found.append((("tools", "sizes"), model.tools.sizes[0], True))
-        found.append((("tools", "sizes"), model.tools.sizes[1], True))
+        count = len(balls.positions) or balls.count
+        found += [(("balls", k, "radius"), radius, count, True) for radius in balls.radius]
+    if pour:
+        found += [(("tools", "sizes"), radius, model.world.max_circles, True) for radius in model.tools.sizes]
     for k, creature in enumerate(model.creature):
         bead = creature.radius * math.sin(math.pi / creature.points)
-        found.append((("creature", k, "radius"), bead, True))
+        found.append((("creature", k, "radius"), bead, creature.points, True))
     if not found:
         return []
     for k, cloth in enumerate(model.cloth):
         if cloth.thickness > 0.0:
-            found.append((("cloth", k, "thickness"), cloth.thickness / 2.0, False))
+            found.append((("cloth", k, "thickness"), cloth.thickness / 2.0, cloth.cols * cloth.rows, False))
     for k, body in enumerate(model.skeleton):
         if body.drive != "ragdoll":
             continue
         for n, joint in enumerate(body.joints):
             radius = body.joint_radius if joint.radius is None else joint.radius
-            at: KeyPath = (
-                ("skeleton", k, "joints", n) if joint.radius is not None else ("skeleton", k, "joint_radius")
-            )
+            at: KeyPath = ("skeleton", k, "joint_radius")
+            if joint.radius is not None:
+                at = ("skeleton", k, "joints", n, "radius")
             if radius > 0.0:
-                found.append((at, radius, False))
+                found.append((at, radius, 1, False))
     return found
 
 
-def spread_problem(model: Level) -> tuple[KeyPath, str] | None:
-    """The largest radius the grid bins, when it is more than ``RADIUS_SPREAD`` times the smallest
-    circle's: the grid's cells are as wide as the largest, and small circles crowd them."""
+def grid_problem(model: Level, substeps: int) -> tuple[KeyPath, str] | None:
+    """The problem when binning the particles ``substeps`` times a frame may cost more than
+    ``GRID_WORK``: the grid's cells are as wide as the largest reach, so circles much smaller than
+    the largest particle crowd every cell, and each is tested against every other in nine."""
     radii = grid_radii(model)
     if not radii:
         return None
-    small_key, smallest, _ = min((entry for entry in radii if entry[2]), key=lambda entry: entry[1])
-    big_key, largest, _ = max(radii, key=lambda entry: entry[1])
-    if largest <= RADIUS_SPREAD * smallest:
+    small_key, smallest = min(((key, r) for key, r, _, small in radii if small), key=lambda e: e[1])
+    big_key, largest = max(((key, r) for key, r, _, _ in radii), key=lambda e: e[1])
+    # a circle's key appears twice (both ends of its radius range): count its particles once
+    particles = sum({key: count for key, _, count, _ in radii}.values())
+    spread = max(1.0, largest / smallest)
+    work = particles * substeps * spread * spread
+    if work <= GRID_WORK:
         return None
     where = ".".join(str(part) for part in small_key)
     return big_key, (
-        f"expected radii at most {RADIUS_SPREAD:g} times the smallest circle's ({smallest:g} px, {where}): "
-        f"at most {RADIUS_SPREAD * smallest:g} px, got {largest:g} px"
+        f"expected at most {GRID_WORK} grid tests a frame (particles × substeps × (largest radius / "
+        f"smallest circle's)²), got {particles} × {substeps} × ({largest:g} / {smallest:g} px at {where})² "
+        f"= {work:.0f}: fewer particles or substeps, or radii closer together"
     )
 
 
@@ -118,7 +130,7 @@ def frame_work_problems(
     model: Level, label: str, text: str | None = None, overridden: dict[KeyPath, str] | None = None
 ) -> list[Problem]:
     """A problem for each pass budget the level's frame goes past, at the key that sets its passes,
-    and one for radii too far apart for one grid."""
+    and one for a grid too crowded (``grid_problem``)."""
     work = frame_work(model)
     found: list[tuple[KeyPath, str]] = []
     passes = f"{work.passes} passes (iterations × substeps)"
@@ -142,13 +154,14 @@ def frame_work_problems(
         found.append(
             (
                 ("world", "rigid", "iterations"),
-                f"expected at most {BOX_PASSES} box passes a frame (boxes × rigid substeps × iterations), "
-                f"got {work.box_passes}: fewer rigid substeps, iterations or boxes",
+                f"expected at most {BOX_PASSES} box passes a frame (boxes × solver substeps × iterations; "
+                f"at least one solver substep a particle substep), got {work.box_passes}: fewer substeps, "
+                "iterations or boxes",
             )
         )
-    spread = spread_problem(model)
-    if spread is not None:
-        found.append(spread)
+    grid = grid_problem(model, work.substeps)
+    if grid is not None:
+        found.append(grid)
     problems = []
     for path, message in found:
         note = origin_of(path, overridden)

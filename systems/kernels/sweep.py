@@ -47,6 +47,7 @@ def sweep_fast_circles(
     cell_start: npt.NDArray[np.uint32],
     order: npt.NDArray[np.uint32],
     cell_key: npt.NDArray[np.int64],
+    block_start: npt.NDArray[np.int64],
     max_radius: float,
 ) -> int:
     """Stop every circle that moved more than its radius this step at its first touch; return how many.
@@ -97,7 +98,7 @@ def sweep_fast_circles(
         first = 2.0
         hit = -1
         for cy in range(cy0, cy1 + 1):
-            low, high = row_slots(cy, cx0, cx1, cols, cell_key, cell_start)
+            low, high = row_slots(cy, cx0, cx1, cols, cell_key, block_start, cell_start)
             for slot in range(low, high):
                 j = order[slot]
                 if j == i:

@@ -26,13 +26,11 @@ SKINS = 3
 """Skinned ragdolls: with the cloth's texture, four textures of ``TEXTURE_SIDE``² fill ``TEXTURE_PIXELS``."""
 
 CREATURES = 4
-"""Creatures of 64 points and 40 px: beads of 1.96 px, within ``RADIUS_SPREAD`` of the circles."""
+"""Creatures of 64 points and 15 px (the smallest): beads of 0.74 px, as small as the circles."""
 
-CIRCLE_RADIUS = 0.5
-"""px: the smallest circles the schema allows (the most crowded grid)."""
-
-JOINT_RADIUS = 2.0
-"""px: ragdoll joints as large as ``RADIUS_SPREAD`` lets them be beside the circles."""
+CIRCLE_RADIUS = 0.75
+"""px: tiny circles (a wide world of them asks for the most grid cells), all of one size with the
+beads, joints and cloth points, so that ``GRID_WORK`` lets the most of them be binned the most often."""
 
 
 def sheet_threads(cols: int, rows: int) -> int:
@@ -70,7 +68,7 @@ def write_texture(path: Path, side: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     tile = rng.integers(0, 256, size=(64, 64, 3), dtype=np.uint8)
     pixels = np.tile(tile, (side // 64, side // 64, 1))
-    Image.fromarray(pixels, "RGB").convert("RGBA").save(path, compress_level=1)
+    Image.fromarray(pixels).convert("RGBA").save(path, compress_level=1)
 
 
 def ragdoll(k: int, grid: tuple[int, int]) -> dict[str, Any]:
@@ -78,7 +76,7 @@ def ragdoll(k: int, grid: tuple[int, int]) -> dict[str, Any]:
     return {
         "name": f"doll{k}",
         "drive": "ragdoll",
-        "joint_radius": JOINT_RADIUS,
+        "joint_radius": CIRCLE_RADIUS,
         "position": [4400.0 + 900.0 * k, 5000.0],
         "joints": [
             {"name": "hip", "at": [0.0, 0.0]},
@@ -99,7 +97,10 @@ def largest_level(shape: str = "cloth", iterations: int = 5, substeps: int = 2) 
     passes = iterations * substeps
     skeleton_joints = 3 * SKINS
     creature_points = 64 + 8
-    particles = min(budgets.PARTICLES, budgets.PARTICLE_PASSES // passes)
+    # beads of 0.74 px beside circles of 0.75: the grid's spread is 1.02, its square 1.04
+    particles = min(
+        budgets.PARTICLES, budgets.PARTICLE_PASSES // passes, int(budgets.GRID_WORK / (1.04 * substeps))
+    )
     free = particles - skeleton_joints - CREATURES * creature_points
     threads = min(budgets.CONSTRAINTS, budgets.THREAD_PASSES // passes)
     if shape == "cloth":
@@ -117,20 +118,25 @@ def largest_level(shape: str = "cloth", iterations: int = 5, substeps: int = 2) 
         "shear": True,
         "bend": True,
         "texture": "cloth.png",
+        "thickness": 2.0 * CIRCLE_RADIUS,
         "pins": {"layout": "every", "every": 4},
     }
-    # 0.5 px circles packed one px apart: rows of 3800 circles across the right half, from the floor
-    rows = math.ceil(circles / 3800)
+    # circles packed in rows across the right half, from the floor
+    rows = math.ceil(circles / (3800 / (2 * CIRCLE_RADIUS)))
     balls = {
         "name": "dust",
         "count": circles,
         "radius": [CIRCLE_RADIUS, CIRCLE_RADIUS],
-        "region": [4300.0, 20.0, 8150.0, 40.0 + 1.2 * rows + 20.0],
+        "region": [4300.0, 20.0, 8150.0, 60.0 + 2.4 * CIRCLE_RADIUS * rows],
     }
+    # the box solver runs at least one substep a particle substep
+    solver_substeps = substeps * math.ceil(4 / substeps)
+    rigid_iterations = max(1, budgets.BOX_PASSES // (budgets.BOXES * solver_substeps))
+    box_total = min(budgets.BOXES, budgets.BOX_PASSES // (solver_substeps * rigid_iterations))
     pyramid = 1
-    while (pyramid + 1) * (pyramid + 2) // 2 <= budgets.BOXES:
+    while (pyramid + 1) * (pyramid + 2) // 2 <= box_total:
         pyramid += 1
-    rest = budgets.BOXES - pyramid * (pyramid + 1) // 2
+    rest = box_total - pyramid * (pyramid + 1) // 2
     boxes = [
         {"name": "pyramid", "layout": "pyramid", "count": pyramid, "size": [12.0, 12.0], "base": [2100.0, 0]},
         {
@@ -141,7 +147,7 @@ def largest_level(shape: str = "cloth", iterations: int = 5, substeps: int = 2) 
         },
     ]
     creatures = [
-        {"name": f"blob{k}", "points": 64, "radius": 40.0, "center": [500.0 + 400.0 * k, 3000.0]}
+        {"name": f"blob{k}", "points": 64, "radius": 15.0, "center": [500.0 + 400.0 * k, 3000.0]}
         for k in range(CREATURES)
     ]
     return {
@@ -151,6 +157,7 @@ def largest_level(shape: str = "cloth", iterations: int = 5, substeps: int = 2) 
             "max_circles": 50000,
             "iterations": iterations,
             "substeps": substeps,
+            "rigid": {"iterations": rigid_iterations},
         },
         "cloth": [cloth],
         "balls": [balls],
