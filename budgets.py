@@ -5,8 +5,9 @@ strangers. Every limit that keeps such a file from hanging the reader,
 exhausting memory or stalling the window lives here, once; the schema, the
 loader, the drawing code and ``docs/levels.md`` read these names. Each number
 is sized so that the largest level within every budget runs within 4 GB and at
-10 frames a second or more on a 2-core machine without a GPU (the figures
-measured are in ``docs/levels.md``).
+10 frames a second or more on a 2-core machine without a GPU; the figures
+measured on ``tests/support/largest.py``'s level, and the shapes of it that
+still fall short, are in ``docs/levels.md``.
 """
 
 from __future__ import annotations
