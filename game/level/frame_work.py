@@ -168,3 +168,27 @@ def frame_work_problems(
         line = None if note or text is None else find_line(text, path)
         problems.append(Problem(label, path, message, line, note))
     return problems
+
+
+def frame_fits(model: Level) -> bool:
+    """Whether ``model``'s frame stays within every budget of a frame's work."""
+    return not frame_work_problems(model, "")
+
+
+def most_within_budgets(model: Level, key: str, low: int, high: int) -> int:
+    """The largest value in ``[low, high]`` of the ``[world]`` integer ``key`` (``iterations``,
+    ``substeps``) at which ``model``'s frame stays within the budgets, or ``low`` when none does: a
+    slider's top for this level. The work only grows with either, so a binary search finds it."""
+
+    def fits(value: int) -> bool:
+        return frame_fits(model.model_copy(update={"world": model.world.model_copy(update={key: value})}))
+
+    if fits(high):
+        return high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
