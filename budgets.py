@@ -5,8 +5,9 @@ strangers. Every limit that keeps such a file from hanging the reader,
 exhausting memory or stalling the window lives here, once; the schema, the
 loader, the drawing code and ``docs/levels.md`` read these names. Each number
 is sized so that the largest level within every budget runs within 4 GB and at
-10 frames a second or more on a 2-core machine without a GPU (the figures
-measured are in ``docs/levels.md``).
+10 frames a second or more on a 2-core machine without a GPU; the figures
+measured on ``tests/support/largest.py``'s level, and the shapes of it that
+still fall short, are in ``docs/levels.md``.
 """
 
 from __future__ import annotations
@@ -47,11 +48,41 @@ CONSTRAINTS = 250_000
 """Distance constraints of all cloth together (structural, shear and bend threads): a 200 × 200
 sheet with shear and bend holds 238000."""
 
-BOXES = 20_000
-"""Rigid boxes of all sets together: Box2D's large pyramid is 5050."""
+BOXES = 6_000
+"""Rigid boxes of all sets together: Box2D's large pyramid (5050) and some. The solver's time a box
+grows with their number once its contacts leave the caches: a 199-layer pyramid (19900 boxes) took
+107 ms a frame, a 141-layer one (10011) 35 ms, the 100-layer one 14 ms (a busy machine)."""
 
 SKIN_VERTICES = 40_000
 """Mesh vertices of all skins together (a 128 × 128 grid is 16641)."""
+
+
+THREAD_PASSES = 5_000_000
+"""Thread projections a frame: threads × iterations × substeps. A 200 × 200 sheet with shear and
+bend (238000 threads) at the default 20 iterations and 1 substep; at about 4.5 ns each, 23 ms.
+(The schema's 200 iterations × 16 substeps would take ``CONSTRAINTS`` threads 3.6 s.)"""
+
+PARTICLE_PASSES = 600_000
+"""Particle passes a frame: particles (with every circle the pour tool may add) × iterations ×
+substeps, each pass a wall test and, for circles, their contacts. 50000 circles (the most
+``max_circles`` allows) at the circles' default 2 iterations × 6 substeps; 28 ms for 50000 packed
+circles of 0.5 px. A default cloth (20 iterations) among circles (6 substeps) makes 120 passes, so
+5000 particles."""
+
+BOX_PASSES = 24_000
+"""Box solver passes a frame: each set's boxes × solver substeps × its iterations (the solver runs at
+least one substep a particle substep: 6 among circles). The large pyramid (5050 boxes at 4 × 1)
+makes 20200; 5886 boxes at 6 × 1 under a falling sheet took 56 ms a frame (busy machine)."""
+
+
+GRID_WORK = 500_000
+"""Particle grid tests a frame: the particles it bins (circles, with every one the pour tool may add,
+creature beads, cloth points with a thickness, ragdoll joints) × substeps × (largest radius over the
+smallest circle's)². The grid's cells are as wide as the largest reach, so circles much smaller than
+the largest particle crowd each cell, and each circle is tested against the others in nine: 50000
+circles of 0.5 px beside joints of 2 px, binned twice a frame (1.6 million), took 145 ms. 50000
+circles of one size at the default 6 substeps make 300000, creatures.toml (which may pour 6000 circles
+of 6 px beside beads of 20 px) 403000."""
 
 
 def too_big(count: int, budget: int, what: str) -> str | None:

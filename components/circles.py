@@ -30,6 +30,9 @@ class Broadphase:
     Collidable particles (circles, and points that circles can hit) are
     counting-sorted by cell: ``order[cell_start[c]:cell_start[c + 1]]`` are the
     particles of cell ``c``, so a pass over cells walks memory in order.
+    A grid of far more cells than particles (a wide world of tiny circles)
+    keeps only its occupied cells: then ``cell_key[:occupied]`` are their
+    row-major numbers, ascending, and ``cell_start`` indexes those.
     Pairs ``(pair_i[p], pair_j[p])`` for ``p < pair_count`` are the particles
     whose gap was below ``margin`` px when listed: what the collision
     iterations solve, in this (deterministic) order, until the list is
@@ -46,6 +49,11 @@ class Broadphase:
     cell_start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint32))
     order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint32))
     cell_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    cell_key: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    occupied: int = 0
+    """Cells kept in ``cell_key`` (0: a dense grid, every cell in ``cell_start``)."""
+    block_start: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    """A sparse grid's index: where each block of a row's cells starts in ``cell_key``."""
     count: int = 0
     fresh: bool = False
     """Whether the grid was binned at this substep's positions (the sweep needs it then)."""

@@ -217,6 +217,8 @@ def _run(args: argparse.Namespace) -> int:
         for k in progress.track(args.frames):
             session.advance()
             first_start.first_frame_done()
+            for note in session.settings_notes:  # a custom system's setting brought back into range
+                print(f"{Path(args.level).name}: frame {sim.frame}: {note}", file=sys.stderr)
             if strip is not None and (k + 1) % args.every == 0:
                 strip.add(f"frame {sim.frame}", pictures.capture())
             if stop.caught is not None:

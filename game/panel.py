@@ -19,6 +19,7 @@ from typing import Any
 from arcade.gui import UIBoxLayout, UIDropdown, UILabel, UIOnChangeEvent, UISlider, UIWidget
 
 from weft.components import CORRECTIONS
+from weft.game.level.frame_work import frame_fits, most_within_budgets
 from weft.game.level.schema import COLOR_MODES, PATTERNS, slider_span
 from weft.game.session import Session
 from weft.game.tools import MAX_TILT_DEG, tilted
@@ -55,11 +56,44 @@ class Slider:
     step: float | None = None
     lowest: Callable[[Session], float] | None = None
     """The slider's low end for this level, when it is not ``low``."""
+    highest: Callable[[Session, float, float], float] | None = None
+    """The slider's high end for this level (given ``low_for`` and ``high``), when it is not ``high``."""
     explain: Callable[[float, Session], str] | None = None
 
     def low_for(self, session: Session) -> float:
         """Where the slider starts in ``session``'s level."""
         return self.low if self.lowest is None else self.lowest(session)
+
+    def high_for(self, session: Session) -> float:
+        """Where the slider ends in ``session``'s level."""
+        if self.highest is None:
+            return self.high
+        return self.highest(session, self.low_for(session), self.high)
+
+
+def poured_sizes(largest: float) -> list[float]:
+    """The ``tools.sizes`` the pour-size slider writes for its ``largest`` radius."""
+    return [round(POURED_SIZE_SPREAD * largest, 1), round(largest, 1)]
+
+
+def poured_sizes_within_budgets(session: Session, low: float, high: float) -> tuple[float, float]:
+    """The pour-size slider's ends for this level: the sizes at which the circles' grid stays within
+    ``GRID_WORK`` beside the level's other bodies (tried every half pixel), or ``low, high`` if none."""
+    model = session.sim.level.model
+    steps = [low + 0.5 * k for k in range(int((high - low) / 0.5) + 1)]
+    fitting = [
+        v
+        for v in steps
+        if frame_fits(
+            model.model_copy(update={"tools": model.tools.model_copy(update={"sizes": poured_sizes(v)})})
+        )
+    ]
+    return (fitting[0], fitting[-1]) if fitting else (low, high)
+
+
+def within_budgets(key: str) -> Callable[[Session, float, float], float]:
+    """A slider's top for an integer ``[world]`` key: the most the level's frame budgets allow."""
+    return lambda s, low, high: most_within_budgets(s.sim.level.model, key, round(low), round(high))
 
 
 REFERENCE_DROP = 300.0
@@ -202,6 +236,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         show=lambda v: f"{v:.0f}",
         step=1.0,
         lowest=lambda s: min(FEWEST_PANEL_ITERATIONS, _world(s).iterations),
+        highest=within_budgets("iterations"),
     ),
     "compliance": Slider(
         "Compliance",
@@ -250,6 +285,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         write=lambda s, v: [("world.substeps", round(v))],
         show=lambda v: f"{v:.0f} per frame",
         step=1.0,
+        highest=within_budgets("substeps"),
     ),
     "restitution": Slider(
         "Restitution",
@@ -285,8 +321,10 @@ CONTROLS: dict[str, Slider | Choice] = {
         2.0,
         30.0,
         read=lambda s: _tools(s).sizes[1],
-        write=lambda s, v: [("tools.sizes", [round(POURED_SIZE_SPREAD * v, 1), round(v, 1)])],
+        write=lambda s, v: [("tools.sizes", poured_sizes(v))],
         show=lambda v: f"radius {POURED_SIZE_SPREAD * v:.0f} to {v:.0f} px",
+        lowest=lambda s: poured_sizes_within_budgets(s, 2.0, 30.0)[0],
+        highest=lambda s, low, high: poured_sizes_within_budgets(s, 2.0, 30.0)[1],
     ),
     "color_by": Choice(
         "Colour circles by",
@@ -388,11 +426,11 @@ class Panel:
                 multiline=control.explain is not None,
                 align="center",
             )
-            low = control.low_for(self.session)
+            low, high = control.low_for(self.session), control.high_for(self.session)
             slider = UISlider(
-                value=min(control.high, max(low, value)),
+                value=min(high, max(low, value)),
                 min_value=low,
-                max_value=control.high,
+                max_value=high,
                 width=PANEL_WIDTH - 20,
                 height=18,
                 step=control.step,
@@ -428,7 +466,7 @@ class Panel:
             for label, control, slider in self._labels:
                 if slider.pressed:
                     continue
-                value = min(control.high, max(control.low_for(self.session), control.read(self.session)))
+                value = min(slider.max_value, max(slider.min_value, control.read(self.session)))
                 moved = slider.value != value
                 if moved:
                     slider.value = value

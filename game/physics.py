@@ -56,6 +56,7 @@ from weft.game.level.load import load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
 from weft.game.level.schema import SPECS, Creature, Spec, ToolsTable, World, creature_outside
+from weft.game.settings_guard import SettingsGuard
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
@@ -113,6 +114,9 @@ class Physics:
         self.pour = False
         """Whether circles may be poured in (the shipped pour tool): settings as for a world of circles."""
         self.schedule: Schedule = default_schedule()
+        self.guard = SettingsGuard()
+        """Brings back into range the settings a custom system leaves out of it (``take_notes`` says what)."""
+        self.schedule.after_custom = self.guard
         self.clock = FrameClock()
         self.frame_ms: deque[float] = deque(maxlen=RECENT_FRAMES)
         """Wall time of each recent frame's physics, ms (never fed back into the simulation; it picks
@@ -132,6 +136,7 @@ class Physics:
             self.entity = self._own_entity()
             """Weft's own entity in the world: settings, clock, stores and the tools' components."""
             esper.add_processor(_Frames(self), priority=priority)
+            self.guard.accept(self.settings)
         _attached[self.world] = self
 
     # -- the world ------------------------------------------------------------
@@ -199,10 +204,12 @@ class Physics:
             fresh = world_settings(settings, self._specs(), self.pour)
             fresh.wall_offset, fresh.wall_velocity = current.wall_offset, current.wall_velocity
             vars(current).update(vars(fresh))
+            self.guard.accept(current)
 
     def add_system(self, system: System) -> None:
         """Put a custom system (a ``weft.System``) into this world's schedule, at its stage and place."""
         self.schedule.add(system)
+        self.schedule.after_custom = self.guard
 
     def close(self) -> None:
         """Take Weft out of the world: its processor, its entity and every body's entity."""
@@ -309,6 +316,7 @@ class Physics:
         settings.ragdolls = fresh.ragdolls
         if "iterations" not in self.spec.model_fields_set:
             settings.iterations = fresh.iterations
+        self.guard.accept(settings)
 
     def _edited(self) -> None:
         """After bodies came or went: the settings they imply, and the steps' memory of the old rows."""

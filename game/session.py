@@ -61,7 +61,10 @@ class Session:
         self.log: list[dict[str, Any]] = []
         """Every event applied, stamped with its tick: a recording."""
         self.message = ""
-        """The last problem an event caused (a rejected value), for the HUD."""
+        """The last problem an event caused (a rejected value) or a custom system's setting brought
+        back into range, for the HUD."""
+        self.settings_notes: list[str] = []
+        """What the last frame's custom systems left out of range and was brought back, once each."""
         self._queue: list[dict[str, Any]] = []
         self._script: deque[dict[str, Any]] = deque()
         self._step_once = False
@@ -84,6 +87,9 @@ class Session:
         stepped = not self.paused or self._step_once
         if stepped:
             self.sim.step()
+            self.settings_notes = self.sim.physics.guard.take_notes()
+            if self.settings_notes:
+                self.message = "; ".join(self.settings_notes)
         self._step_once = False
         self.tick += 1
         return stepped

@@ -8,7 +8,7 @@ import numpy as np
 
 from weft.components import Broadphase, ParticleStore
 from weft.systems import world
-from weft.systems.kernels.grid import bin_points, find_pairs
+from weft.systems.kernels.grid import BLOCK, bin_points, bin_points_sparse, find_pairs, index_blocks
 from weft.systems.kernels.measure import longest_move
 from weft.systems.kernels.sweep import any_fast_circle
 from weft.systems.schedule import Step, System
@@ -16,8 +16,19 @@ from weft.systems.schedule import Step, System
 MARGIN_RATIO = 0.5
 """Pairs are listed while their gap is under this share of the largest radius (the list's skin)."""
 
-MAX_CELLS = 1 << 22
-"""A level of tiny circles would ask for a huge grid; past this many cells, the cells grow instead."""
+CELLS_PER_PARTICLE = 32
+"""A dense grid has at most this many cells a particle (or ``FEW_CELLS`` in all); beyond, only the
+occupied cells are kept (``bin_points_sparse``). A dense grid clears and scans every cell each
+rebuild, so a wide world of tiny circles (8192² px, 0.5 px radii: 43 million cells of 1.25 px) paid
+for its empty cells; growing the cells instead (to 4 million of 4 px) put 17 packed circles in each,
+and 50000 of them cost 19 ms a rebuild. Sparse, cells keep their natural size: see docs/levels.md
+for the figures."""
+
+FEW_CELLS = 1 << 16
+"""Cells a dense grid may always have: clearing and scanning them costs tens of microseconds."""
+
+MAX_SIDE = 1 << 20
+"""Most cells across or down: a row-major cell number stays far inside an int64."""
 
 
 def bin_grid(
@@ -27,23 +38,49 @@ def bin_grid(
 
     Cells are as wide as the largest reach (two of the largest radius plus
     the margin), so a particle's partners all sit in its own cell and the
-    eight around it.
+    eight around it. A grid of many more cells than particles keeps only
+    the occupied ones (``CELLS_PER_PARTICLE``), in the same order.
     """
     n = particles.count
     margin = MARGIN_RATIO * particles.max_radius
     left, bottom, right, top = bounds
     cell = 2.0 * particles.max_radius + margin
-    cell = max(cell, math.sqrt((right - left) * (top - bottom) / MAX_CELLS))
+    cell = max(cell, (right - left) / MAX_SIDE, (top - bottom) / MAX_SIDE)
     cols = max(1, math.ceil((right - left) / cell))
     rows = max(1, math.ceil((top - bottom) / cell))
-    if len(broadphase.cell_start) != cols * rows + 1:
+    sparse = cols * rows > max(FEW_CELLS, CELLS_PER_PARTICLE * n)
+    if sparse and len(broadphase.cell_start) < n + 1:
+        broadphase.cell_start = np.zeros(max(n, 2 * len(broadphase.cell_start)) + 1, dtype=np.uint32)
+    elif not sparse and len(broadphase.cell_start) != cols * rows + 1:
         broadphase.cell_start = np.zeros(cols * rows + 1, dtype=np.uint32)
     if len(broadphase.order) < n:
         broadphase.order = np.zeros(max(n, 2 * len(broadphase.order)), dtype=np.uint32)
         broadphase.cell_of = np.zeros(len(broadphase.order), dtype=np.int64)
+    if sparse and len(broadphase.cell_key) < n:
+        broadphase.cell_key = np.zeros(len(broadphase.order), dtype=np.int64)
     broadphase.cell, broadphase.left, broadphase.bottom = cell, left, bottom
     broadphase.cols, broadphase.rows, broadphase.margin = cols, rows, margin
     collidable = (particles.kind[:n] != 0) | (particles.radius[:n] > 0.0)
+    if sparse:
+        broadphase.count, broadphase.occupied = bin_points_sparse(
+            particles.pos[:n],
+            collidable,
+            left,
+            bottom,
+            cell,
+            cols,
+            rows,
+            broadphase.cell_of[:n],
+            broadphase.order,
+            broadphase.cell_key,
+            broadphase.cell_start,
+        )
+        blocks = rows * math.ceil(cols / BLOCK) + 1
+        if len(broadphase.block_start) < blocks:
+            broadphase.block_start = np.zeros(blocks, dtype=np.int64)
+        index_blocks(broadphase.cell_key[: broadphase.occupied], cols, rows, broadphase.block_start)
+        return
+    broadphase.occupied = 0
     broadphase.count = bin_points(
         particles.pos[:n],
         collidable,
@@ -71,6 +108,7 @@ def list_pairs(broadphase: Broadphase, particles: ParticleStore) -> None:
             broadphase.rows,
             broadphase.cell_start,
             broadphase.order,
+            broadphase.cell_key[: broadphase.occupied],
             broadphase.margin,
             broadphase.found_i,
             broadphase.found_j,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
@@ -118,14 +118,27 @@ class Schedule:
         """Each stage's systems in run order."""
         self._lean: dict[Stage, list[System]] | None = None
         """The stages without particle-only systems, made when first needed (``add``/``remove`` drop it)."""
+        self._custom: set[str] | None = None
+        self.after_custom: Callable[[System], None] | None = None
+        """Called after every run of a custom system (not a built-in) with that system: the
+        application brings back into range what it left out of it (``weft.game.settings_guard``).
+        Schedules without custom systems never call it."""
         for system in systems:
             self.add(system)
+
+    def custom(self) -> set[str]:
+        """The names of the custom systems scheduled (those the frame table does not name)."""
+        if self._custom is None:
+            builtin = {name for names in self.frame.values() for name in names}
+            self._custom = {s.name for group in self._added.values() for s in group} - builtin
+        return self._custom
 
     def copy(self) -> Schedule:
         """A schedule of the same systems (the same instances) and the same built-in order."""
         copied = Schedule(frame=self.frame)
         copied._added = {stage: list(group) for stage, group in self._added.items()}
         copied._stages = {stage: list(group) for stage, group in self._stages.items()}
+        copied.after_custom = self.after_custom
         return copied
 
     def stage_of(self, system: System) -> Stage:
@@ -193,6 +206,7 @@ class Schedule:
         self._added[stage] = added
         self._stages[stage] = order
         self._lean = None
+        self._custom = None
 
     def _order(self, stage: Stage, systems: list[System]) -> list[System] | None:
         """``systems`` in run order, or None when their places contradict each other.
@@ -239,6 +253,7 @@ class Schedule:
                     group.remove(system)
                     self._stages[stage].remove(system)
                     self._lean = None
+                    self._custom = None
                     return system
         raise KeyError(name)
 
@@ -271,7 +286,8 @@ class Schedule:
             dt=FRAME_DT / substeps,
             time=frame * FRAME_DT,
         )
-        self._run(Stage.FRAME_START, step)
+        guard = self._guard()
+        _process(self._stages[Stage.FRAME_START], step, guard)
         # after the tools: a pour may just have made the level's first particles
         stages = self._stages if world.stores().particles.count else self._without_particles()
         substep_stage = stages[Stage.SUBSTEP]
@@ -282,13 +298,26 @@ class Schedule:
         for substep in range(substeps):
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
-            _process(substep_stage, step)
+            _process(substep_stage, step, guard)
             busy = [system for system in iteration_stage if not system.idle(step)]
             for iteration in range(step.iterations):
                 step.iteration = iteration
-                _process(busy, step)
-            _process(end_stage, step)
-        _process(stages[Stage.FRAME_END], step)
+                _process(busy, step, guard)
+            _process(end_stage, step, guard)
+        _process(stages[Stage.FRAME_END], step, guard)
+
+    def _guard(self) -> Callable[[System], None] | None:
+        """``after_custom`` for the custom systems only, or None (the plain loop) without any."""
+        check = self.after_custom
+        custom = self.custom()
+        if check is None or not custom:
+            return None
+
+        def guard(system: System) -> None:
+            if system.name in custom:
+                check(system)
+
+        return guard
 
     def _without_particles(self) -> dict[Stage, list[System]]:
         """The stages without the systems that only act on particles."""
@@ -307,10 +336,12 @@ class Schedule:
         _process(self._stages[stage], step)
 
 
-def _process(systems: list[System], step: Step) -> None:
+def _process(systems: list[System], step: Step, after_custom: Callable[[System], None] | None = None) -> None:
     """Run ``systems`` in order; with ``WEFT_CHECK_FINITE`` set, check the stores after each (one call
-    per stage, not per system: small frames feel a call per system)."""
+    per stage, not per system: small frames feel a call per system); ``after_custom`` after each."""
     for system in systems:
         system.process(step)
+        if after_custom is not None:
+            after_custom(system)
         if finite.ENABLED:
             finite.check_finite(system.name, step.frame)

@@ -34,5 +34,7 @@ class SweepSystem(System):
             broadphase.rows,
             broadphase.cell_start,
             broadphase.order,
+            broadphase.cell_key[: broadphase.occupied],
+            broadphase.block_start,
             particles.max_radius,
         )

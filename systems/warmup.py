@@ -23,7 +23,7 @@ from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import needs_general, relax_distances, relax_rigid_distances
 from weft.systems.kernels.distance_sides import balanced_split, sides_hold, split_sides
 from weft.systems.kernels.force_fields import blast, push_radially
-from weft.systems.kernels.grid import bin_points, find_pairs
+from weft.systems.kernels.grid import bin_points, bin_points_sparse, find_pairs, index_blocks
 from weft.systems.kernels.inside_walls import all_inside_walls
 from weft.systems.kernels.measure import deepest_overlap, farthest_particle_move, longest_move
 from weft.systems.kernels.pins import place_pins
@@ -98,6 +98,7 @@ def warm_kernels() -> None:
         2,
         cell_start,
         order,
+        np.zeros(0, dtype=np.int64),
         0.5,
         pair_i.copy(),
         pair_j.copy(),
@@ -106,7 +107,46 @@ def warm_kernels() -> None:
         pair_j,
     )
     sweep_fast_circles(
-        pos, prev, inv_mass, radius, kind, cell_of, -100.0, -100.0, 100.0, 2, 2, cell_start, order, 2.0
+        pos,
+        prev,
+        inv_mass,
+        radius,
+        kind,
+        cell_of,
+        -100.0,
+        -100.0,
+        100.0,
+        2,
+        2,
+        cell_start,
+        order,
+        np.zeros(0, np.int64),
+        np.zeros(1, np.int64),
+        2.0,
+    )
+    keys = np.zeros(2, dtype=np.int64)
+    bin_points_sparse(
+        pos, np.ones(2, np.bool_), -100.0, -100.0, 100.0, 2, 2, cell_of, order, keys, cell_start
+    )
+    blocks = np.zeros(3, dtype=np.int64)
+    index_blocks(keys, 2, 2, blocks)
+    sweep_fast_circles(
+        pos,
+        prev,
+        inv_mass,
+        radius,
+        kind,
+        cell_of,
+        -100.0,
+        -100.0,
+        100.0,
+        2,
+        2,
+        cell_start,
+        order,
+        keys,
+        blocks,
+        2.0,
     )
     any_fast_circle(pos, prev, radius, kind)
     collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)

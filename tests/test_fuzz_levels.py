@@ -414,6 +414,9 @@ BEYOND_JSON_SCHEMA = {
     ),
     "totals over all tables stay within the budgets": r"in the whole level, got \d+ \(counting up to",
     "nesting stays within the budget": "nested at most",
+    "a frame's work stays within the pass and grid budgets": (
+        r"expected at most \d+ (thread projections|particle passes|box passes|grid tests) a frame"
+    ),
 }
 """What ``validate`` checks that a JSON Schema cannot say: rules across keys, between a key and a
 file, and finiteness. Every disagreement between the schema and ``validate`` must be one of these."""

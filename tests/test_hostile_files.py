@@ -250,7 +250,7 @@ def test_budgets_are_summed_over_tables(tmp_path: Path) -> None:
     level.write_text("".join(f"[[cloth]]\nname = 'c{k}'\ncols = 400\nrows = 400\n" for k in range(100)))
     (line,) = problems(level)
     assert f"expected at most {PARTICLES} particles" in line and "cloth.0" in line
-    level.write_text("".join(f"[[boxes]]\nname = 'b{k}'\ncount = 20000\n" for k in range(20)))
+    level.write_text("".join(f"[[boxes]]\nname = 'b{k}'\ncount = {BOXES}\n" for k in range(20)))
     (line,) = problems(level)
     assert f"expected at most {BOXES} boxes" in line and "boxes.1" in line
 

@@ -112,9 +112,10 @@ def test_every_panel_control_sets_what_it_then_shows_at_both_ends(level: str) ->
         if (name in CLOTH_CONTROLS and not model.cloth) or (name in BOX_CONTROLS and not model.boxes):
             continue  # the panel leaves these out
         control = CONTROLS[name]
-        values = (
-            [control.low_for(session), control.high] if isinstance(control, Slider) else list(control.options)
-        )
+        if isinstance(control, Slider):
+            values = [control.low_for(session), control.high_for(session)]
+        else:
+            values = list(control.options)
         for value in values:
             for key, setting in control.write(session, value):
                 session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
@@ -234,9 +235,10 @@ def test_the_panels_controls_set_level_keys_and_stay_inside_the_schemas_ranges()
         )
     )
     for control in CONTROLS.values():
-        values = (
-            [control.low_for(session), control.high] if isinstance(control, Slider) else list(control.options)
-        )
+        if isinstance(control, Slider):
+            values = [control.low_for(session), control.high_for(session)]
+        else:
+            values = list(control.options)
         for value in values:
             for key, setting in control.write(session, value):
                 field_at(key)  # a key of the schema (KeyError if not)

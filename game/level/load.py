@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from weft.budgets import LEVEL_FILE_BYTES
 from weft.game.level.clamp import clamp_into_schema
+from weft.game.level.frame_work import frame_work_problems
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.plugins import system_problems
@@ -122,6 +123,7 @@ def validate(
         raise LevelError(problems_from_validation(error, label, text, overridden or {}, root=Level)) from None
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
+    problems += frame_work_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))

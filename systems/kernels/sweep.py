@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.grid import row_slots
+
 CIRCLE = 1  # ParticleKind.CIRCLE
 
 
@@ -44,6 +46,8 @@ def sweep_fast_circles(
     rows: int,
     cell_start: npt.NDArray[np.uint32],
     order: npt.NDArray[np.uint32],
+    cell_key: npt.NDArray[np.int64],
+    block_start: npt.NDArray[np.int64],
     max_radius: float,
 ) -> int:
     """Stop every circle that moved more than its radius this step at its first touch; return how many.
@@ -94,29 +98,28 @@ def sweep_fast_circles(
         first = 2.0
         hit = -1
         for cy in range(cy0, cy1 + 1):
-            for cx in range(cx0, cx1 + 1):
-                c = cy * cols + cx
-                for slot in range(cell_start[c], cell_start[c + 1]):
-                    j = order[slot]
-                    if j == i:
-                        continue
-                    touch = radius[i] + radius[j]
-                    px = prev[i, 0] - prev[j, 0]
-                    py = prev[i, 1] - prev[j, 1]
-                    vx = dix - (pos[j, 0] - prev[j, 0])
-                    vy = diy - (pos[j, 1] - prev[j, 1])
-                    a = vx * vx + vy * vy
-                    b = 2.0 * (px * vx + py * vy)
-                    c0 = px * px + py * py - touch * touch
-                    if c0 <= 0.0 or b >= 0.0 or a < 1e-12:
-                        continue  # overlapping already, or not closing in
-                    disc = b * b - 4.0 * a * c0
-                    if disc < 0.0:
-                        continue
-                    t = (-b - math.sqrt(disc)) / (2.0 * a)
-                    if 0.0 <= t <= 1.0 and t < first:
-                        first = t
-                        hit = j
+            low, high = row_slots(cy, cx0, cx1, cols, cell_key, block_start, cell_start)
+            for slot in range(low, high):
+                j = order[slot]
+                if j == i:
+                    continue
+                touch = radius[i] + radius[j]
+                px = prev[i, 0] - prev[j, 0]
+                py = prev[i, 1] - prev[j, 1]
+                vx = dix - (pos[j, 0] - prev[j, 0])
+                vy = diy - (pos[j, 1] - prev[j, 1])
+                a = vx * vx + vy * vy
+                b = 2.0 * (px * vx + py * vy)
+                c0 = px * px + py * py - touch * touch
+                if c0 <= 0.0 or b >= 0.0 or a < 1e-12:
+                    continue  # overlapping already, or not closing in
+                disc = b * b - 4.0 * a * c0
+                if disc < 0.0:
+                    continue
+                t = (-b - math.sqrt(disc)) / (2.0 * a)
+                if 0.0 <= t <= 1.0 and t < first:
+                    first = t
+                    hit = j
         if hit < 0:
             continue
         j = hit

@@ -1,0 +1,194 @@
+"""A frame's work: the passes over threads, particles and boxes a level asks of every 1/60 s frame.
+
+The count budgets (``PARTICLES``, ``CONSTRAINTS``, ``BOXES``) bound memory;
+iterations and substeps multiply the time each costs, so the passes a frame
+makes are budgeted too (``THREAD_PASSES``, ``PARTICLE_PASSES``,
+``BOX_PASSES``): 250000 threads at the schema's 200 iterations and 16
+substeps would take 3.6 s a frame. Counted with the iterations and substeps
+the level will run at (its automatic ones resolved as the world resolves
+them), and with every circle the pour tool may add.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from weft.budgets import BOX_PASSES, GRID_WORK, PARTICLE_PASSES, THREAD_PASSES
+from weft.game.level.build import level_bodies, world_settings
+from weft.game.level.problems import KeyPath, Problem, find_line, origin_of
+from weft.game.level.schema import Level, box_count, cloth_threads
+from weft.systems.softbody import LEGS
+
+
+@dataclass(frozen=True)
+class FrameWork:
+    """What a level's frame passes over, and how many times."""
+
+    threads: int
+    particles: int
+    """Cloth points, circles (as many as ``max_circles`` when the pour tool may add them), creature
+    and skeleton joints."""
+    passes: int
+    """Relaxation passes a frame: iterations × substeps."""
+    substeps: int
+    box_passes: int
+    """Solver passes over boxes a frame: each set's boxes × solver substeps × its iterations (at
+    least one solver substep a particle substep)."""
+
+    @property
+    def thread_passes(self) -> int:
+        return self.threads * self.passes
+
+    @property
+    def particle_passes(self) -> int:
+        return self.particles * self.passes
+
+
+def frame_work(model: Level) -> FrameWork:
+    """The work a frame of ``model`` does, as the budgets count it."""
+    pour = "pour" in model.tools.available
+    settings = world_settings(model.world, level_bodies(model), pour)
+    circles = sum(len(balls.positions) or balls.count for balls in model.balls)
+    if pour:
+        circles = max(circles, model.world.max_circles)
+    particles = circles + sum(cloth.cols * cloth.rows for cloth in model.cloth)
+    particles += sum(creature.points + 2 * len(LEGS) for creature in model.creature)
+    particles += sum(len(body.joints) for body in model.skeleton)
+    rigid = model.world.rigid
+    substeps = settings.resolved_substeps()
+    # the rigid step runs ceil(rigid / particle substeps) solver substeps in each particle substep
+    solver_substeps = substeps * math.ceil(rigid.substeps / substeps)
+    box_passes = sum(
+        box_count(boxes) * solver_substeps * (boxes.iterations or rigid.iterations) for boxes in model.boxes
+    )
+    return FrameWork(
+        threads=sum(cloth_threads(cloth) for cloth in model.cloth),
+        particles=particles,
+        passes=settings.iterations * substeps,
+        substeps=substeps,
+        box_passes=box_passes,
+    )
+
+
+def grid_radii(model: Level) -> list[tuple[KeyPath, float, int, bool]]:
+    """``(key, radius, particles, small)`` for each radius the particle grid bins: ``small`` for
+    circles and creature beads (what the others pair with), not for cloth points or ragdoll joints.
+    Empty when the level has neither circles nor creatures (the grid is never built)."""
+    found: list[tuple[KeyPath, float, int, bool]] = []
+    pour = "pour" in model.tools.available
+    for k, balls in enumerate(model.balls):
+        count = len(balls.positions) or balls.count
+        found += [(("balls", k, "radius"), radius, count, True) for radius in balls.radius]
+    if pour:
+        found += [(("tools", "sizes"), radius, model.world.max_circles, True) for radius in model.tools.sizes]
+    for k, creature in enumerate(model.creature):
+        bead = creature.radius * math.sin(math.pi / creature.points)
+        found.append((("creature", k, "radius"), bead, creature.points, True))
+    if not found:
+        return []
+    for k, cloth in enumerate(model.cloth):
+        if cloth.thickness > 0.0:
+            found.append((("cloth", k, "thickness"), cloth.thickness / 2.0, cloth.cols * cloth.rows, False))
+    for k, body in enumerate(model.skeleton):
+        if body.drive != "ragdoll":
+            continue
+        for n, joint in enumerate(body.joints):
+            radius = body.joint_radius if joint.radius is None else joint.radius
+            at: KeyPath = ("skeleton", k, "joint_radius")
+            if joint.radius is not None:
+                at = ("skeleton", k, "joints", n, "radius")
+            if radius > 0.0:
+                found.append((at, radius, 1, False))
+    return found
+
+
+def grid_problem(model: Level, substeps: int) -> tuple[KeyPath, str] | None:
+    """The problem when binning the particles ``substeps`` times a frame may cost more than
+    ``GRID_WORK``: the grid's cells are as wide as the largest reach, so circles much smaller than
+    the largest particle crowd every cell, and each is tested against every other in nine."""
+    radii = grid_radii(model)
+    if not radii:
+        return None
+    small_key, smallest = min(((key, r) for key, r, _, small in radii if small), key=lambda e: e[1])
+    big_key, largest = max(((key, r) for key, r, _, _ in radii), key=lambda e: e[1])
+    # a circle's key appears twice (both ends of its radius range): count its particles once
+    particles = sum({key: count for key, _, count, _ in radii}.values())
+    spread = max(1.0, largest / smallest)
+    work = particles * substeps * spread * spread
+    if work <= GRID_WORK:
+        return None
+    where = ".".join(str(part) for part in small_key)
+    return big_key, (
+        f"expected at most {GRID_WORK} grid tests a frame (particles × substeps × (largest radius / "
+        f"smallest circle's)²), got {particles} × {substeps} × ({largest:g} / {smallest:g} px at {where})² "
+        f"= {work:.0f}: fewer particles or substeps, or radii closer together"
+    )
+
+
+def frame_work_problems(
+    model: Level, label: str, text: str | None = None, overridden: dict[KeyPath, str] | None = None
+) -> list[Problem]:
+    """A problem for each pass budget the level's frame goes past, at the key that sets its passes,
+    and one for a grid too crowded (``grid_problem``)."""
+    work = frame_work(model)
+    found: list[tuple[KeyPath, str]] = []
+    passes = f"{work.passes} passes (iterations × substeps)"
+    if work.thread_passes > THREAD_PASSES:
+        found.append(
+            (
+                ("world", "iterations"),
+                f"expected at most {THREAD_PASSES} thread projections a frame, got {work.threads} threads "
+                f"× {passes} = {work.thread_passes}: fewer iterations, substeps or threads",
+            )
+        )
+    if work.particle_passes > PARTICLE_PASSES:
+        found.append(
+            (
+                ("world", "iterations"),
+                f"expected at most {PARTICLE_PASSES} particle passes a frame, got {work.particles} particles "
+                f"× {passes} = {work.particle_passes}: fewer iterations, substeps or particles",
+            )
+        )
+    if work.box_passes > BOX_PASSES:
+        found.append(
+            (
+                ("world", "rigid", "iterations"),
+                f"expected at most {BOX_PASSES} box passes a frame (boxes × solver substeps × iterations; "
+                f"at least one solver substep a particle substep), got {work.box_passes}: fewer substeps, "
+                "iterations or boxes",
+            )
+        )
+    grid = grid_problem(model, work.substeps)
+    if grid is not None:
+        found.append(grid)
+    problems = []
+    for path, message in found:
+        note = origin_of(path, overridden)
+        line = None if note or text is None else find_line(text, path)
+        problems.append(Problem(label, path, message, line, note))
+    return problems
+
+
+def frame_fits(model: Level) -> bool:
+    """Whether ``model``'s frame stays within every budget of a frame's work."""
+    return not frame_work_problems(model, "")
+
+
+def most_within_budgets(model: Level, key: str, low: int, high: int) -> int:
+    """The largest value in ``[low, high]`` of the ``[world]`` integer ``key`` (``iterations``,
+    ``substeps``) at which ``model``'s frame stays within the budgets, or ``low`` when none does: a
+    slider's top for this level. The work only grows with either, so a binary search finds it."""
+
+    def fits(value: int) -> bool:
+        return frame_fits(model.model_copy(update={"world": model.world.model_copy(update={key: value})}))
+
+    if fits(high):
+        return high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
