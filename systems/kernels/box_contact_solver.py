@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import LANES, SEAM
+from weft.systems.kernels.box_lanes import VECTOR_LANES, solve_lanes
 from weft.systems.kernels.box_softness import softness
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
@@ -359,6 +360,12 @@ def _solve(
     use_baumgarte = use_bias and correction == BAUMGARTE
     for t in range(first, last):
         if it >= most[t]:
+            continue
+        if VECTOR_LANES:  # the four lanes at once (box_lanes), to the same bits as the loop below
+            solve_lanes(
+                body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
+                use_baumgarte, (inv_h, slop, share, push_speed),
+            )  # fmt: skip
             continue
         for lane in range(LANES):
             if it >= passes[t, lane]:
