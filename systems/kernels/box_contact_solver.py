@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import LANES, SEAM
-from weft.systems.kernels.box_lanes import VECTOR_LANES, solve_lanes
+from weft.systems.kernels.box_lanes import VECTOR_LANES, measure_lanes, solve_lanes, warm_lanes
 from weft.systems.kernels.box_softness import softness
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
@@ -80,6 +80,9 @@ def _measure_range(
     """``measure_gaps`` for batches ``[first, last)``."""
     lane_a, lane_b, _, _, _, _, con, _ = batch
     for t in range(first, last):
+        if VECTOR_LANES:  # the four lanes at once (box_lanes), to the same bits as the loop below
+            measure_lanes(con, delta, gap, lane_a, lane_b, t)
+            continue
         for lane in range(LANES):
             for p in range(2):
                 gap[t, p, lane] = _gap(con, delta, t, p, lane, lane_a[t, lane], lane_b[t, lane])
@@ -403,6 +406,9 @@ def _warm_start_range(
     """``warm_start`` for batches ``[first, last)``."""
     lane_a, lane_b, _, _, _, _, con, impulse = batch
     for t in range(first, last):
+        if VECTOR_LANES:  # the four lanes at once (box_lanes), to the same bits as the loop below
+            warm_lanes(body, inverse, con, impulse, lane_a, lane_b, t)
+            continue
         for lane in range(LANES):
             if lane_a[t, lane] == body.shape[0] - 1:
                 continue  # an empty lane (the body that never moves, the last row)
