@@ -17,6 +17,20 @@ import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import LANES, SEAM
 from weft.systems.kernels.box_lanes import VECTOR_LANES, measure_lanes, solve_lanes, warm_lanes
+from weft.systems.kernels.box_points import (
+    BASE,
+    CROSS_K,
+    FIELDS,
+    MAX_CONDITION,
+    NORMAL_K,
+    NX,
+    NY,
+    RNA,
+    RNB,
+    RTA,
+    RTB,
+    TANGENT_MASS,
+)
 from weft.systems.kernels.box_softness import softness
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
@@ -26,14 +40,6 @@ WORLD_ITERATIONS = 0
 SOFT, BAUMGARTE, SPLIT, NONE = 0, 1, 2, 3
 """Codes of ``RigidSettings.correction`` for the kernels, in ``CORRECTIONS`` order."""
 
-NX, NY, RNA, RNB, RTA, RTB, NORMAL_K, TANGENT_MASS, BASE, CROSS_K = range(10)
-"""A point's constants for the call, by field: normal, the anchors on a and b (from their centres)
-crossed with the normal and with the tangent ``t = (n.y, -n.x)``, the inverse of its effective mass
-along the normal (``K``, 0 for no point) and its effective mass along the tangent, its gap less how
-its anchors lay apart, and (first point only) the manifold's cross term ``K₀₁`` of the 2 × 2 block.
-The solver needs the anchors only crossed, and so do the gaps (an anchor turned by ``(c, s)`` lies
-``s (r × n) - c (r × t)`` along n)."""
-FIELDS = 10
 
 Batches = tuple[
     npt.NDArray[np.int64],
@@ -178,11 +184,6 @@ FREE_RATIO = 4.0
 """Mass ratio up to which a pair of boxes has the world's contact stiffness (Box2D v3's, which sets
 it by the pair's effective mass). Beyond it the stiffness grows with the ratio, so a heavy box sags
 into a light one as far as into one a quarter its mass."""
-
-
-MAX_CONDITION = 1000.0
-"""Largest condition number of a manifold's 2 × 2 effective mass solved as a block (Box2D v2.4's
-bound): two points closer than that are solved one after the other."""
 
 
 @numba.njit(cache=True, inline="always", **INNER)

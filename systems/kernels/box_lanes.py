@@ -40,6 +40,20 @@ from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 from weft.systems.kernels.box_batches import LANES
+from weft.systems.kernels.box_points import (
+    BASE,
+    CROSS_K,
+    FIELDS,
+    MAX_CONDITION,
+    NORMAL_K,
+    NX,
+    NY,
+    RNA,
+    RNB,
+    RTA,
+    RTB,
+    TANGENT_MASS,
+)
 
 VECTOR_LANES = not numba.config.DISABLE_JIT
 """Whether ``solve_lanes`` can run (not where kernels run as plain Python)."""
@@ -199,20 +213,6 @@ def solve_lanes(
     signature = types.none(*given, t, it, use_soft, use_baumgarte, rules)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: types.Signature, args: tuple[Any, ...]) -> Any:
-        # the point's fields and the block's bound live with the scalar solver, which imports this
-        from weft.systems.kernels.box_contact_solver import (
-            CROSS_K,
-            FIELDS,
-            MAX_CONDITION,
-            NORMAL_K,
-            NX,
-            NY,
-            RNA,
-            RNB,
-            RTA,
-            RTB,
-            TANGENT_MASS,
-        )
 
         v = _Lanes(context, builder, context.cast(builder, args[10], sig.args[10], types.int64))
         data = [v.data(sig.args[k], args[k]) for k in range(len(_SOLVE_ARRAYS))]
@@ -358,8 +358,6 @@ def warm_lanes(
     signature = types.none(*given, t)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: types.Signature, args: tuple[Any, ...]) -> Any:
-        from weft.systems.kernels.box_contact_solver import FIELDS, NX, NY, RNA, RNB, RTA, RTB
-
         v = _Lanes(context, builder, context.cast(builder, args[6], sig.args[6], types.int64))
         body_data, inverse_data, con_data, impulse_data, a_data, b_data = (
             v.data(sig.args[k], args[k]) for k in range(len(_WARM_ARRAYS))
@@ -419,8 +417,6 @@ def measure_lanes(
     signature = types.none(*given, t)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: types.Signature, args: tuple[Any, ...]) -> Any:
-        from weft.systems.kernels.box_contact_solver import BASE, FIELDS, NX, NY, RNA, RNB, RTA, RTB
-
         v = _Lanes(context, builder, context.cast(builder, args[5], sig.args[5], types.int64))
         con_data, delta_data, gap_data, a_data, b_data = (
             v.data(sig.args[k], args[k]) for k in range(len(_MEASURE_ARRAYS))
