@@ -37,10 +37,11 @@ under impulses, only translates at the walls' velocity; index ``n + 1`` is
 a body that never moves at all, for the empty lanes of a batch.
 
 A pass runs over batches of ``LANES`` manifolds that share no moving box
-(``box_batches``): each batch's four lanes are four independent chains of
-arithmetic the core runs side by side, where one contact at a time waits
-for the last one's result. Within a lane, a manifold's two normal impulses
-are solved together (``box_contact_solver``), then each point's friction.
+(``box_batches``): each batch's four lanes are solved at once in the core's
+four-wide vector registers (``box_lanes``), where one contact at a time
+waits for the last one's result. Within a lane, a manifold's two normal
+impulses are solved together (``box_contact_solver``), then each point's
+friction.
 Large scenes are cut into two sides that share no moving box; their
 batches run on two threads, then the seam's (``split_sides``).
 """
