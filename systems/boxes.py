@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -147,6 +148,10 @@ class BoxStepSystem(System):
         grid, contacts = stores.box_grid, stores.contacts
         fresh_pairs = False
         step_kernel = for_boxes(step_boxes, n)
+        # the threads this frame runs on (Physics.step sets them; a small scene's twin runs on one
+        # and never asks numba, which would start its thread pool)
+        threads = 1 if step_kernel is not step_boxes else numba.get_num_threads()
+        solver = (*self._solver, threads)
         while True:
             self._fit(stores)
             done, found = step_kernel(
@@ -169,7 +174,7 @@ class BoxStepSystem(System):
                 self._wall_margin,
                 spring,
                 spring_body,
-                self._solver,
+                solver,
             )  # fmt: skip
             if done == RELIST:
                 list_pairs_with_skin(grid, store, walls, grid.moving[:n], grid.margin[:n])

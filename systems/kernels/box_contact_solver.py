@@ -340,6 +340,8 @@ def _friction(
 def _solve(
     first: int,
     last: int,
+    also_first: int,
+    also_last: int,
     it: int,
     use_bias: bool,
     h: float,
@@ -349,8 +351,9 @@ def _solve(
     gap: npt.NDArray[np.float64],
     rules: Rules,
 ) -> None:
-    """One Gauss-Seidel pass over batches ``[first, last)``, to the points still owed pass ``it``,
-    four lanes at a time.
+    """One Gauss-Seidel pass over batches ``[first, last)`` and ``[also_first, also_last)`` (the two
+    sides, which share no moving body, or an empty second range), to the points still owed pass
+    ``it``, four lanes at a time.
 
     ``body`` holds the velocities ``(vx, vy, ω)`` and ``inverse`` the
     inverse mass and inertia (zero for what does not move); ``gap`` each
@@ -370,26 +373,41 @@ def _solve(
     inv_h = 1.0 / h
     use_soft = use_bias and correction == SOFT
     use_baumgarte = use_bias and correction == BAUMGARTE
-    for t in range(first, last):
-        if it >= most[t]:
-            continue
-        if VECTOR_LANES:  # the four lanes at once (box_lanes), to the same bits as the loop below
-            solve_lanes(
-                body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
-                use_baumgarte, (inv_h, slop, share, push_speed),
-            )  # fmt: skip
-            continue
-        for lane in range(LANES):
-            if it >= passes[t, lane]:
+    if VECTOR_LANES:
+        # the four lanes at once (box_lanes), to the same bits as the loop below; the two ranges a
+        # batch of each in turn: a batch waits for the velocities the one before it wrote, and the
+        # other side's batch needs none of them (the passes about 7% faster, 3% of the frame for the
+        # 5050-box pyramid on one thread)
+        rates = (inv_h, slop, share, push_speed)
+        for i in range(max(last - first, also_last - also_first)):
+            t = first + i
+            if t < last and it < most[t]:
+                solve_lanes(
+                    body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
+                    use_baumgarte, rates,
+                )  # fmt: skip
+            t = also_first + i
+            if t < also_last and it < most[t]:
+                solve_lanes(
+                    body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
+                    use_baumgarte, rates,
+                )  # fmt: skip
+        return
+    for start, end in ((first, last), (also_first, also_last)):
+        for t in range(start, end):
+            if it >= most[t]:
                 continue
-            state = _bodies(body, inverse, lane_a[t, lane], lane_b[t, lane])
-            state = _normals(
-                state, con, impulse, gap, t, lane, (soft[t, 0, lane], soft[t, 1, lane]), use_soft,
-                use_baumgarte, inv_h, slop, share, push_speed,
-            )  # fmt: skip
-            state = _friction(state, con, impulse, t, 0, lane, mu[t, lane])
-            state = _friction(state, con, impulse, t, 1, lane, mu[t, lane])
-            _keep(body, lane_a[t, lane], lane_b[t, lane], state)
+            for lane in range(LANES):
+                if it >= passes[t, lane]:
+                    continue
+                state = _bodies(body, inverse, lane_a[t, lane], lane_b[t, lane])
+                state = _normals(
+                    state, con, impulse, gap, t, lane, (soft[t, 0, lane], soft[t, 1, lane]), use_soft,
+                    use_baumgarte, inv_h, slop, share, push_speed,
+                )  # fmt: skip
+                state = _friction(state, con, impulse, t, 0, lane, mu[t, lane])
+                state = _friction(state, con, impulse, t, 1, lane, mu[t, lane])
+                _keep(body, lane_a[t, lane], lane_b[t, lane], state)
 
 
 @kernel_with_threads(**INNER)
@@ -462,14 +480,20 @@ def solve_pass(
     inverse: npt.NDArray[np.float64],
     gap: npt.NDArray[np.float64],
     rules: Rules,
+    threads: int,
 ) -> None:
-    """One pass over every batch: the two sides (on two threads, when both have some), then the seam."""
-    if two_sides(starts):
+    """One pass over every batch: the two sides (on two threads when both have some and the step has
+    ``threads`` for them, else a batch of each in turn), then the seam."""
+    if two_sides(starts) and threads > 1:
         for side in numba.prange(2):
-            _solve(starts[side], starts[side + 1], it, use_bias, h, batch, body, inverse, gap, rules)
+            end = starts[side + 1]
+            _solve(starts[side], end, end, end, it, use_bias, h, batch, body, inverse, gap, rules)
     else:
-        _solve(starts[0], starts[SEAM], it, use_bias, h, batch, body, inverse, gap, rules)
-    _solve(starts[SEAM], starts[SEAM + 1], it, use_bias, h, batch, body, inverse, gap, rules)
+        _solve(
+            starts[0], starts[1], starts[1], starts[SEAM], it, use_bias, h, batch, body, inverse, gap, rules
+        )
+    end = starts[SEAM + 1]
+    _solve(starts[SEAM], end, end, end, it, use_bias, h, batch, body, inverse, gap, rules)
 
 
 @numba.njit(cache=True, **INNER)

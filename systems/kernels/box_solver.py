@@ -191,6 +191,7 @@ def solve_boxes(
     contact_hertz: float,
     damping_ratio: float,
     push_speed: float,
+    threads: int,
 ) -> None:
     """Advance every ``moving`` box by ``dt`` through the given contacts (see the module docstring).
 
@@ -206,6 +207,8 @@ def solve_boxes(
     they are).
     ``spring`` is the mouse spring (``box_mouse.SPRING_FIELDS``), pulling
     box ``spring_body`` when that is not negative; its impulse carries over.
+    ``threads`` is how many the step runs on: with one, the two sides' batches
+    are solved in turn, a batch of each (the same numbers either way).
     """
     n = pos.shape[0]
     h = dt / substeps
@@ -298,7 +301,7 @@ def solve_boxes(
             track_impacts(batch, body, approach, peak)
         warm_start(starts, batch, body, inverse)
         for it in range(longest):
-            solve_pass(starts, it, biased, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, it, biased, h, batch, body, inverse, gap, rules, threads)
             if spring_body >= 0:
                 pull_mouse_spring(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
@@ -313,7 +316,7 @@ def solve_boxes(
         measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            solve_pass(starts, first, unbiased, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, first, unbiased, h, batch, body, inverse, gap, rules, threads)
         elif correction == SPLIT:
             push_apart(batch, delta, pos, inverse, n, slop, per_substep)
             measure_gaps(starts, batch, delta, gap)
