@@ -29,7 +29,7 @@ from weft.systems.kernels.box_mouse import (
 )
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island
 from weft.systems.kernels.box_step import ASLEEP, GROW, RELIST, step_boxes
-from weft.systems.kernels.jit import for_boxes
+from weft.systems.kernels.jit import THREADED_FROM, for_boxes
 from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
@@ -150,7 +150,7 @@ class BoxStepSystem(System):
         step_kernel = for_boxes(step_boxes, n)
         # the threads this frame runs on (Physics.step sets them; a small scene's twin runs on one
         # and never asks numba, which would start its thread pool)
-        threads = 1 if step_kernel is not step_boxes else numba.get_num_threads()
+        threads = numba.get_num_threads() if n >= THREADED_FROM else 1
         solver = (*self._solver, threads)
         while True:
             self._fit(stores)
