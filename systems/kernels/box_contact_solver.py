@@ -380,18 +380,13 @@ def _solve(
         # 5050-box pyramid on one thread)
         rates = (inv_h, slop, share, push_speed)
         for i in range(max(last - first, also_last - also_first)):
-            t = first + i
-            if t < last and it < most[t]:
-                solve_lanes(
-                    body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
-                    use_baumgarte, rates,
-                )  # fmt: skip
-            t = also_first + i
-            if t < also_last and it < most[t]:
-                solve_lanes(
-                    body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
-                    use_baumgarte, rates,
-                )  # fmt: skip
+            for other in range(2):  # one call written, not two: each is a whole lane solve to compile
+                t = (also_first if other else first) + i
+                if t < (also_last if other else last) and it < most[t]:
+                    solve_lanes(
+                        body, inverse, con, impulse, gap, soft, mu, lane_a, lane_b, passes, t, it, use_soft,
+                        use_baumgarte, rates,
+                    )  # fmt: skip
         return
     for start, end in ((first, last), (also_first, also_last)):
         for t in range(start, end):
