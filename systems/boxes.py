@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -28,7 +29,7 @@ from weft.systems.kernels.box_mouse import (
 )
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island
 from weft.systems.kernels.box_step import ASLEEP, GROW, RELIST, step_boxes
-from weft.systems.kernels.jit import for_boxes
+from weft.systems.kernels.jit import THREADED_FROM, for_boxes
 from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
@@ -147,6 +148,10 @@ class BoxStepSystem(System):
         grid, contacts = stores.box_grid, stores.contacts
         fresh_pairs = False
         step_kernel = for_boxes(step_boxes, n)
+        # the threads this frame runs on (Physics.step sets them; a small scene's twin runs on one
+        # and never asks numba, which would start its thread pool)
+        threads = numba.get_num_threads() if n >= THREADED_FROM else 1
+        solver = (*self._solver, threads)
         while True:
             self._fit(stores)
             done, found = step_kernel(
@@ -169,7 +174,7 @@ class BoxStepSystem(System):
                 self._wall_margin,
                 spring,
                 spring_body,
-                self._solver,
+                solver,
             )  # fmt: skip
             if done == RELIST:
                 list_pairs_with_skin(grid, store, walls, grid.moving[:n], grid.margin[:n])

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.box_batches import HEADER, LANES
-from weft.systems.kernels.box_contact_solver import FIELDS
+from weft.systems.kernels.box_points import FIELDS
 from weft.systems.kernels.jit import INNER
 
 BODY, INVERSE, DELTA, SCRATCH_X = 3, 2, 4, 1
@@ -46,7 +46,7 @@ PLAN_INTS = KEY_A + KEY_B + BATCH_OF + LANE_OF + LANE_A + LANE_B + PASSES + MOST
 MU, SOFT, CONSTANTS, IMPULSE, GAP = LANES, 2 * LANES, 2 * FIELDS * LANES, 2 * 2 * LANES, 2 * LANES
 BOUNCE, APPROACH, PEAK = LANES, 2 * LANES, 2 * LANES
 """Plan floats per batch: its lanes' friction and softness (bias rate, compliance), its points'
-constants (``box_contact_solver.FIELDS``), normal and tangent impulses and gaps; its lanes'
+constants (``box_points.FIELDS``), normal and tangent impulses and gaps; its lanes'
 restitution, and its points' speeds at impact and largest impulses (``apply_restitution``)."""
 PLAN_FLOATS = MU + SOFT + CONSTANTS + IMPULSE + GAP + BOUNCE + APPROACH + PEAK
 

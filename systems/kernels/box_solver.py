@@ -37,10 +37,11 @@ under impulses, only translates at the walls' velocity; index ``n + 1`` is
 a body that never moves at all, for the empty lanes of a batch.
 
 A pass runs over batches of ``LANES`` manifolds that share no moving box
-(``box_batches``): each batch's four lanes are four independent chains of
-arithmetic the core runs side by side, where one contact at a time waits
-for the last one's result. Within a lane, a manifold's two normal impulses
-are solved together (``box_contact_solver``), then each point's friction.
+(``box_batches``): each batch's four lanes are solved at once in the core's
+four-wide vector registers (``box_lanes``), where one contact at a time
+waits for the last one's result. Within a lane, a manifold's two normal
+impulses are solved together (``box_contact_solver``), then each point's
+friction.
 Large scenes are cut into two sides that share no moving box; their
 batches run on two threads, then the seam's (``split_sides``).
 """
@@ -190,6 +191,7 @@ def solve_boxes(
     contact_hertz: float,
     damping_ratio: float,
     push_speed: float,
+    threads: int,
 ) -> None:
     """Advance every ``moving`` box by ``dt`` through the given contacts (see the module docstring).
 
@@ -205,6 +207,8 @@ def solve_boxes(
     they are).
     ``spring`` is the mouse spring (``box_mouse.SPRING_FIELDS``), pulling
     box ``spring_body`` when that is not negative; its impulse carries over.
+    ``threads`` is how many the step runs on: with one, the two sides' batches
+    are solved in turn, a batch of each (the same numbers either way).
     """
     n = pos.shape[0]
     h = dt / substeps
@@ -297,7 +301,7 @@ def solve_boxes(
             track_impacts(batch, body, approach, peak)
         warm_start(starts, batch, body, inverse)
         for it in range(longest):
-            solve_pass(starts, it, biased, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, it, biased, h, batch, body, inverse, gap, rules, threads)
             if spring_body >= 0:
                 pull_mouse_spring(spring, spring_body, spring_mass, it == 0, h, pos, angle, body, inverse)
         # positions (the walls move too)
@@ -312,7 +316,7 @@ def solve_boxes(
         measure_gaps(starts, batch, delta, gap)
         if correction == SOFT:
             # one relax pass over every point, without bias: takes the soft push back out of the velocities
-            solve_pass(starts, first, unbiased, h, batch, body, inverse, gap, rules)
+            solve_pass(starts, first, unbiased, h, batch, body, inverse, gap, rules, threads)
         elif correction == SPLIT:
             push_apart(batch, delta, pos, inverse, n, slop, per_substep)
             measure_gaps(starts, batch, delta, gap)

@@ -84,9 +84,10 @@ tangent_impulse, last_key, last_normal, last_tangent, last_start, table)``."""
 Work = tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]
 """The solver's working memory and its kept batches (``solve_boxes``)."""
 
-Settings = tuple[float, float, float, float, float, int, int, int, float, float, float, float, float]
+Settings = tuple[float, float, float, float, float, int, int, int, float, float, float, float, float, int]
 """``(gravity_x, gravity_y, wall_vx, wall_vy, dt, substeps, iterations, correction, slop, percent,
-contact_hertz, damping_ratio, push_speed)``, as ``solve_boxes`` takes them."""
+contact_hertz, damping_ratio, push_speed, threads)``, as ``solve_boxes`` takes them (``threads``:
+how many the step runs on)."""
 
 
 @kernel_with_threads
@@ -136,7 +137,7 @@ def step_boxes(
     start, c_a, c_b, key, point, normal, separation, gap, normal_impulse, tangent_impulse = points[:10]
     last_key, last_normal, last_tangent, last_start, table = points[10:]
     gravity_x, gravity_y, wall_vx, wall_vy, dt = settings[:5]
-    substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed = settings[5:]
+    substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed, threads = settings[5:]
     # Never write a slice of an array unpacked above: in a function compiled for threads numba 0.68
     # writes it to a copy (as with arrays in a namedtuple, numba issue 5872). Write elements.
     groups = n + pair_count
@@ -190,7 +191,7 @@ def step_boxes(
         restitution[:n], iterations[:n], moving[:n], c_a[:found], c_b[:found], point[:found], normal[:found],
         separation[:found], normal_impulse[:found], tangent_impulse[:found], gap[:found], work_floats,
         work_ints, plan_floats, plan_ints, spring, spring_body, gravity_x, gravity_y, wall_vx, wall_vy,
-        dt, substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed,
+        dt, substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed, threads,
     )  # fmt: skip
     # this step's points become the last ones (many: two halves at once)
     if found >= 2 * PARALLEL_PAIRS:
