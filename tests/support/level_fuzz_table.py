@@ -11,6 +11,9 @@ Each line of OUT is ``{"level", "kind", "index", "outcome"}``; an outcome is "re
 "valid-ran" or "fail: ..." (a traceback, a problem not on one line naming the file, NaN, memory,
 a hang). The worker lives on between mutants, so its memory is what it holds after all of them so
 far: rerun a memory or time failure alone before counting it.
+
+The mutation values are written out here rather than imported from ``test_fuzz_levels``: the
+harness runs unchanged against an older checkout, whose test file holds other values.
 """
 
 from __future__ import annotations
