@@ -10,15 +10,23 @@ waits at every join for the thread the busy core runs: the
 5050-box pyramid took 210 ms a frame on two threads against 8 ms on one,
 and numba's waiting workers spun, taking a busy core from the game. So
 the step starts on one thread, tries the other count for a frame now and
-then, and keeps whichever is faster (``ThreadChoice``). The thread count
-never changes a result: the kernels split their work the same way
+then, and keeps whichever is faster (``ThreadChoice``). The clock alone
+cannot see a second copy of the same scene: each copy on two threads
+slows the other's joins, and one thread tried alone, sharing its core
+with the other's two, is too little faster to win (the 5050-box
+pyramid's 95th-percentile frame went 1.6 times up beside a copy). So
+where the system counts its cores' busy time (``/proc/stat``), the step
+runs on no more threads than other programs leave cores for
+(``OtherLoad``). The thread count never changes a result: the kernels split their work the same way
 whatever the count, so the choice, though it reads the clock, keeps every
 run bit for bit the same.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
+import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +59,51 @@ at once: something took a core. One such frame alone is a hiccup (a collection, 
 to one thread, a third slower, for 25 frames."""
 
 
+LOAD_WINDOW_S = 0.25
+"""Seconds of wall time the other programs' use of the cores is averaged over: ``/proc/stat`` counts
+in hundredths of a second per core, so a quarter second reads it to a tenth of a core or so."""
+SPARE_CORE = 0.5
+"""The share of a core other programs may keep busy for it to still count as spare: two threads
+need the second core for nearly all of a frame, or each join waits for the one that lost it."""
+
+
+class OtherLoad:
+    """How many cores the machine's other programs kept busy lately (``cores``, or None where the
+    system does not say): the cores' busy time (``/proc/stat``, Linux) less this process's own, all
+    its threads counted (``time.process_time``), per second of wall time."""
+
+    def __init__(self, stat: str = "/proc/stat") -> None:
+        self._stat = stat
+        self._tick = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+        self._last = self._read()
+        self.cores: float | None = None
+
+    def sample(self) -> None:
+        """Update ``cores`` if ``LOAD_WINDOW_S`` has passed since it was last read (cheap otherwise)."""
+        if self._last is None or time.perf_counter() - self._last[0] < LOAD_WINDOW_S:
+            return
+        now = self._read()
+        if now is None:
+            self._last = None
+            return
+        wall, busy, own = (b - a for a, b in zip(self._last, now, strict=True))
+        self.cores = max(0.0, (busy - own) / wall)
+        self._last = now
+
+    def _read(self) -> tuple[float, float, float] | None:
+        """Wall seconds, the cores' busy seconds and this process's CPU seconds, now."""
+        try:
+            with open(self._stat, "rb") as stat:
+                fields = stat.readline().split()
+            ticks = [int(field) for field in fields[1:9]]  # user nice system idle iowait irq softirq steal
+        except (OSError, ValueError):
+            return None
+        if fields[:1] != [b"cpu"] or len(ticks) < 5:
+            return None
+        busy = sum(ticks) - ticks[3] - ticks[4]  # all but idle and waiting for the disk
+        return time.perf_counter(), busy * self._tick, time.process_time()
+
+
 def threaded(stores: Stores) -> bool:
     """Whether a kernel may split this scene's work across threads: a scene that runs the box
     kernels built for threads (``THREADED_FROM``) with many boxes, or many contact points (as many
@@ -68,16 +121,20 @@ class ThreadChoice:
 
     Scenes with no threaded path run on one thread, and record nothing.
     Large ones start on one and try ``most`` after ``FIRST_TRIAL`` frames.
+    No more threads run than other programs leave cores for (``load``, an ``OtherLoad``): on two,
+    a program taking a core sends the step to one thread at once, and none is tried while it lasts.
     ``pin`` fixes the count instead (``None``: choose again).
     """
 
-    def __init__(self, most: int | None = None) -> None:
+    def __init__(self, most: int | None = None, load: OtherLoad | None = None) -> None:
         self.most = numba.config.NUMBA_NUM_THREADS if most is None else most
+        self.load = OtherLoad() if load is None else load
         self.pinned: int | None = None
         self.current = 1
         self._kept: deque[float] = deque(maxlen=KEPT_FRAMES)
         self._trial: list[float] = []
-        self._trying = False
+        self._trying = 0
+        """The count on trial (0: none)."""
         self._wait = FIRST_TRIAL
         self._since = 0
         self._slow = 0
@@ -95,13 +152,26 @@ class ThreadChoice:
             return self.pinned
         if not large or self.most < 2:
             return 1
-        return self._other() if self._trying else self.current
+        return self._trying or self.current
+
+    def spare(self) -> int:
+        """Threads the machine has cores for now: ``most``, less the cores other programs keep busy
+        (``SPARE_CORE`` of a core busy still counts as spare); ``most`` where the system does not say."""
+        others = self.load.cores
+        if others is None:
+            return self.most
+        return max(1, min(self.most, int(self.most - others + 1.0 - SPARE_CORE)))
 
     def record(self, large: bool, ms: float) -> None:
         """The frame just run took ``ms`` milliseconds of physics."""
         if self.pinned is not None or not large or self.most < 2:
             return
+        self.load.sample()
         if not self._trying:
+            if self.current > self.spare():  # another program took a core: one thread at once
+                self.current, self._since, self._slow, self._wait = 1, 0, 0, FIRST_TRIAL
+                self._kept.clear()
+                return
             full = len(self._kept) == KEPT_FRAMES
             slow = full and self.current > 1 and ms > PLAINLY_SLOWER * statistics.median(self._kept)
             self._slow = self._slow + 1 if slow else 0
@@ -112,8 +182,14 @@ class ThreadChoice:
                 self._slow = 0
             self._kept.append(ms)
             self._since += 1
-            if crowded or (full and self._since >= self._wait):
-                self._trying, self._trial = True, []
+            if crowded:
+                self._trying, self._trial = 1, []
+            elif full and self._since >= self._wait:
+                other = 1 if self.current > 1 else self.spare()
+                if other != self.current:
+                    self._trying, self._trial = other, []
+                else:  # no core to spare for a trial: wait as long again
+                    self._since = 0
             return
         self._trial.append(ms)
         kept = statistics.median(self._kept)
@@ -122,18 +198,14 @@ class ThreadChoice:
         elif len(self._trial) == TRIAL_FRAMES:
             self._end_trial(switch=statistics.median(self._trial) < BETTER * kept)
 
-    def _other(self) -> int:
-        return 1 if self.current > 1 else self.most
-
     def _end_trial(self, switch: bool) -> None:
-        self._trying, self._since = False, 0
         if switch:
-            self.current = self._other()
+            self.current = self._trying
             self._kept = deque(self._trial, maxlen=KEPT_FRAMES)
             self._wait = FIRST_TRIAL
         else:
             self._wait = min(2 * self._wait, LAST_WAIT)
-        self._trial = []
+        self._trying, self._since, self._trial = 0, 0, []
 
 
 @contextmanager

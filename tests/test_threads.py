@@ -13,9 +13,20 @@ from weft.game.threads import (
     FIRST_TRIAL,
     KEPT_FRAMES,
     TRIAL_FRAMES,
+    OtherLoad,
     ThreadChoice,
     numba_threads,
 )
+
+
+class Others(OtherLoad):
+    """Other programs that keep ``cores`` cores busy, whatever the clock says."""
+
+    def __init__(self, cores: float | None) -> None:
+        self.cores = cores
+
+    def sample(self) -> None:
+        return
 
 
 def run(choice: ThreadChoice, frames: int, ms: dict[int, float]) -> list[int]:
@@ -29,7 +40,7 @@ def run(choice: ThreadChoice, frames: int, ms: dict[int, float]) -> list[int]:
 
 
 def test_a_small_scene_runs_on_one_thread_and_is_never_timed() -> None:
-    choice = ThreadChoice(most=2)
+    choice = ThreadChoice(most=2, load=Others(0.0))
     for _ in range(500):
         assert choice.threads(large=False) == 1
         choice.record(False, 0.05)
@@ -37,7 +48,7 @@ def test_a_small_scene_runs_on_one_thread_and_is_never_timed() -> None:
 
 
 def test_a_quiet_machine_moves_to_two_threads_after_the_first_trial() -> None:
-    choice = ThreadChoice(most=2)
+    choice = ThreadChoice(most=2, load=Others(0.0))
     used = run(choice, FIRST_TRIAL + KEPT_FRAMES + 50, {1: 6.8, 2: 5.3})  # the 5050-box pyramid, quiet
     assert used[0] == 1  # it starts on one
     assert choice.current == 2
@@ -45,7 +56,7 @@ def test_a_quiet_machine_moves_to_two_threads_after_the_first_trial() -> None:
 
 
 def test_a_busy_machine_stays_on_one_thread_and_tries_two_for_one_frame_ever_more_rarely() -> None:
-    choice = ThreadChoice(most=2)
+    choice = ThreadChoice(most=2, load=Others(0.0))
     used = run(choice, 4000, {1: 8.0, 2: 210.0})  # measured with the other core busy
     assert choice.current == 1
     tries = [k for k, threads in enumerate(used) if threads == 2]
@@ -57,7 +68,7 @@ def test_a_busy_machine_stays_on_one_thread_and_tries_two_for_one_frame_ever_mor
 
 
 def test_two_threads_that_get_crowded_fall_back_to_one_at_once() -> None:
-    choice = ThreadChoice(most=2)
+    choice = ThreadChoice(most=2, load=Others(0.0))
     run(choice, 200, {1: 6.8, 2: 5.3})
     assert choice.current == 2
     used = run(choice, CROWDED_FRAMES + TRIAL_FRAMES + 5, {1: 8.0, 2: 210.0})  # another program takes a core
@@ -66,7 +77,7 @@ def test_two_threads_that_get_crowded_fall_back_to_one_at_once() -> None:
 
 
 def test_one_slow_frame_on_two_threads_is_a_hiccup_and_they_stay() -> None:
-    choice = ThreadChoice(most=2)
+    choice = ThreadChoice(most=2, load=Others(0.0))
     run(choice, 200, {1: 6.8, 2: 5.3})
     assert choice.current == 2
     for _ in range(5):  # a collection now and then: one frame at a time, never two in a row
@@ -76,7 +87,7 @@ def test_one_slow_frame_on_two_threads_is_a_hiccup_and_they_stay() -> None:
 
 
 def test_a_pinned_count_is_kept_and_checked() -> None:
-    choice = ThreadChoice(most=2)
+    choice = ThreadChoice(most=2, load=Others(0.0))
     choice.pin(1)
     assert run(choice, 100, {1: 9.0, 2: 1.0}) == [1] * 100
     with pytest.raises(ValueError, match="threads: expected 1 to"):
@@ -88,3 +99,44 @@ def test_the_thread_count_is_put_back_for_the_host_after_a_frame() -> None:
     with numba_threads(1):
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == before
+
+
+def test_a_copy_of_the_scene_on_the_other_core_keeps_it_on_one_thread_without_trials() -> None:
+    # two copies of the 5050-box pyramid: the clock alone kept both on two threads (one thread
+    # beside the other's two was too little faster to win); the cores' busy time says no core is free
+    others = Others(1.0)
+    choice = ThreadChoice(most=2, load=others)
+    assert run(choice, 2000, {1: 7.5, 2: 5.3}) == [1] * 2000
+    others.cores = 0.0  # the copy closed
+    used = run(choice, FIRST_TRIAL + KEPT_FRAMES + 50, {1: 6.8, 2: 5.3})
+    assert choice.current == 2 and used[-1] == 2
+
+
+def test_a_program_taking_a_core_sends_two_threads_to_one_at_once() -> None:
+    others = Others(0.1)  # a quiet machine's background
+    choice = ThreadChoice(most=2, load=others)
+    run(choice, 200, {1: 6.8, 2: 5.3})
+    assert choice.current == 2
+    others.cores = 0.9
+    assert run(choice, 3, {1: 7.5, 2: 5.9}) == [2, 1, 1]  # the frame that saw it was the last on two
+
+
+def test_with_many_cores_the_step_tries_as_many_threads_as_are_spare() -> None:
+    choice = ThreadChoice(most=8, load=Others(2.2))  # a browser and a game's drawing
+    run(choice, 200, {1: 20.0, 6: 5.0})
+    assert choice.current == 6
+
+
+def test_other_programs_load_is_read_from_the_cores_busy_time(tmp_path) -> None:
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 1000 4 0 1 0 0 0\ncpu0 50 0 25 500 2 0 0 0 0 0\n")
+    load = OtherLoad(str(stat))
+    assert load.cores is None  # nothing measured yet
+    load._last = (load._last[0] - 1.0, load._last[1], load._last[2])  # a second ago
+    stat.write_text("cpu  200 0 50 1100 4 0 1 0 0 0\n")  # one core busy for that second
+    load.sample()
+    assert load.cores is not None and 0.5 < load.cores <= 1.0 + 1e-9  # this process ran for ms of it
+    missing = OtherLoad(str(tmp_path / "none"))
+    missing.sample()
+    assert missing.cores is None
+    assert ThreadChoice(most=2, load=missing).spare() == 2  # where the system does not say, the clock decides
