@@ -25,7 +25,8 @@ could have crossed that much (a standing pyramid lists its pairs once in many fr
 def bin_grid(
     grid: BoxGrid, store: RigidStore, bounds: tuple[float, float, float, float], reach: float
 ) -> None:
-    """Counting-sort the box centres into cells ``reach`` px wide over ``bounds``."""
+    """Counting-sort the box centres into cells ``reach`` px wide over ``bounds`` (sized for the boxes
+    not ``RigidStore.large``: the queries test those apart)."""
     n = store.count
     left, bottom, right, top = bounds
     cols = max(1, min(4096, math.ceil((right - left) / reach)))
@@ -59,6 +60,7 @@ def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.
             grid.cell_of,
             grid.cell_start,
             grid.order,
+            store.large,
             a,
             b,
         ),
@@ -92,7 +94,7 @@ def list_pairs_with_skin(
     n = store.count
     anyone_asleep = bool(store.asleep[:n].any())
     listed = margin if anyone_asleep else margin + PAIR_SKIN
-    bin_grid(grid, store, walls, 2.0 * store.max_half + 2.0 * float(listed.max()))
+    bin_grid(grid, store, walls, 2.0 * store.ordinary_half + 2.0 * float(listed.max()))
     list_pairs(grid, store, moving, listed)
     if anyone_asleep:
         grid.listed_pos = np.zeros((0, 2))  # exact margins: nothing to keep

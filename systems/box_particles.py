@@ -68,7 +68,8 @@ class BoxParticleSystem(System):
         """List the (particle, box) pairs near enough to touch during this substep."""
         store, particles, grid, near = stores.rigid, stores.particles, self._grid, stores.near_boxes
         n, count = store.count, particles.count
-        bin_grid(grid, store, world.settings().walls, store.max_half + particles.max_radius + PARTICLE_MARGIN)
+        reach = store.ordinary_half + particles.max_radius + PARTICLE_MARGIN
+        bin_grid(grid, store, world.settings().walls, reach)
         near.count, near.particle, near.box = fill_pairs(
             lambda out_particle, out_box: list_near_boxes(
                 particles.pos[:count],
@@ -86,6 +87,7 @@ class BoxParticleSystem(System):
                 grid.rows,
                 grid.cell_start,
                 grid.order,
+                store.large,
                 out_particle,
                 out_box,
             ),

@@ -107,6 +107,7 @@ def box_pairs(
     cell_of: npt.NDArray[np.int64],
     cell_start: npt.NDArray[np.int64],
     order: npt.NDArray[np.int64],
+    large: npt.NDArray[np.int64],
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
 ) -> int:
@@ -118,6 +119,10 @@ def box_pairs(
     pairs there are; when more than ``pair_a`` holds, only the count is
     right: grow the buffers and call again.
 
+    The grid's cells are sized for every box but the ``large`` ones
+    (``RigidStore.large``): their pairs come from the grid, the large
+    boxes' after them, each large box tested against every box.
+
     Many boxes take two passes, each split across threads: the first counts
     each box's pairs, the second writes them where the counts say, so the
     list comes out in the same order however the work was split.
@@ -126,40 +131,35 @@ def box_pairs(
     reach = np.empty((n, 2))  # each box's bounding half extents, once
     for i in range(n):
         reach[i, 0], reach[i, 1] = extent(turn[i, 0], turn[i, 1], half[i, 0], half[i, 1])
+    apart = np.zeros(n, dtype=np.bool_)
+    for k in range(large.shape[0]):
+        apart[large[k]] = True
     capacity = pair_a.shape[0]
     if n < PARALLEL_BOXES:
         count = np.int64(0)
         for i in range(n):
             count += _pairs_of(
-                i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, count
-            )
-        return count
-    first = np.zeros(n + 1, dtype=np.int64)
-    for i in numba.prange(n):
-        first[i + 1] = _pairs_of(
-            np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b,
-            capacity,
-        )  # fmt: skip
-    for i in range(n):
-        first[i + 1] += first[i]
-    count = first[n]
-    if count <= capacity:
+                i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, apart, pair_a, pair_b,
+                count,
+            )  # fmt: skip
+    else:
+        first = np.zeros(n + 1, dtype=np.int64)
         for i in numba.prange(n):
-            _pairs_of(
-                np.int64(i),
-                pos,
-                reach,
-                moving,
-                margin,
-                cols,
-                rows,
-                cell_of,
-                cell_start,
-                order,
-                pair_a,
-                pair_b,
-                first[i],
-            )
+            first[i + 1] = _pairs_of(
+                np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, apart,
+                pair_a, pair_b, capacity,
+            )  # fmt: skip
+        for i in range(n):
+            first[i + 1] += first[i]
+        count = first[n]
+        if count <= capacity:
+            for i in numba.prange(n):
+                _pairs_of(
+                    np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, apart,
+                    pair_a, pair_b, first[i],
+                )  # fmt: skip
+    for k in range(large.shape[0]):
+        count += _large_pairs(large[k], pos, reach, moving, margin, apart, pair_a, pair_b, count)
     return count
 
 
@@ -175,13 +175,17 @@ def _pairs_of(
     cell_of: npt.NDArray[np.int64],
     cell_start: npt.NDArray[np.int64],
     order: npt.NDArray[np.int64],
+    apart: npt.NDArray[np.bool_],
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
     at: int,
 ) -> int:
-    """Box ``i``'s pairs with the boxes after it in the nine cells round its own: how many; they are
-    written from row ``at`` on, as far as the rows go (``at = len(pair_a)``: only counted)."""
+    """Box ``i``'s pairs with the boxes after it in the nine cells round its own, neither kept
+    ``apart``: how many; they are written from row ``at`` on, as far as the rows go (``at =
+    len(pair_a)``: only counted)."""
     count = 0
+    if apart[i]:
+        return count
     c = cell_of[i]
     cx = c % cols
     cy = c // cols
@@ -190,18 +194,57 @@ def _pairs_of(
             cell = ny * cols + nx
             for slot in range(cell_start[cell], cell_start[cell + 1]):
                 j = order[slot]
-                if j <= i or not (moving[i] or moving[j]):
-                    continue
-                grow = margin[i] + margin[j]
-                if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
-                    continue
-                if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
+                if j <= i or apart[j] or not _may_touch(i, j, pos, reach, moving, margin):
                     continue
                 if at + count < pair_a.shape[0]:
                     pair_a[at + count] = i
                     pair_b[at + count] = j
                 count += 1
     return count
+
+
+@numba.njit(cache=True, **INNER)
+def _large_pairs(
+    i: int,
+    pos: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    apart: npt.NDArray[np.bool_],
+    pair_a: npt.NDArray[np.int64],
+    pair_b: npt.NDArray[np.int64],
+    at: int,
+) -> int:
+    """The large box ``i``'s pairs with every box (with another large box only when it comes after
+    ``i``), written as ``_pairs_of`` writes them; how many."""
+    count = 0
+    for j in range(pos.shape[0]):
+        if j == i or (apart[j] and j < i) or not _may_touch(i, j, pos, reach, moving, margin):
+            continue
+        if at + count < pair_a.shape[0]:
+            pair_a[at + count] = min(i, j)
+            pair_b[at + count] = max(i, j)
+        count += 1
+    return count
+
+
+@numba.njit(cache=True, **INNER)
+def _may_touch(
+    i: int,
+    j: int,
+    pos: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+) -> bool:
+    """Whether boxes ``i`` and ``j`` are a pair: one of them moving, and their bounding boxes grown by
+    both margins overlapping."""
+    if not (moving[i] or moving[j]):
+        return False
+    grow = margin[i] + margin[j]
+    if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
+        return False
+    return not abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow
 
 
 @numba.njit(cache=True)

@@ -38,6 +38,7 @@ def list_near_boxes(
     rows: int,
     cell_start: npt.NDArray[np.int64],
     order: npt.NDArray[np.int64],
+    large: npt.NDArray[np.int64],
     out_particle: npt.NDArray[np.int64],
     out_box: npt.NDArray[np.int64],
 ) -> int:
@@ -47,11 +48,16 @@ def list_near_boxes(
     Particles without a radius that are plain points (creature legs) take
     no part. The grid holds box centres in cells at least as wide as a
     box's reach plus a particle's, so the cells the path spans and one
-    more all round hold every box it can touch. Returns the pair count
-    (only the count, when it exceeds the ``out_`` rows).
+    more all round hold every box it can touch, but for the ``large`` boxes
+    (``RigidStore.large``), which each particle is tested against after.
+    Returns the pair count (only the count, when it exceeds the ``out_``
+    rows).
     """
     count = 0
     capacity = out_particle.shape[0]
+    apart = np.zeros(box_pos.shape[0], dtype=np.bool_)
+    for k in range(large.shape[0]):
+        apart[large[k]] = True
     for k in range(pos.shape[0]):
         if kind[k] == 0 and radius[k] <= 0.0:
             continue
@@ -69,18 +75,40 @@ def list_near_boxes(
                 n = ny * cols + nx
                 for slot in range(cell_start[n], cell_start[n + 1]):
                     j = order[slot]
-                    ex, ey = extent(
-                        math.cos(box_angle[j]), math.sin(box_angle[j]), box_half[j, 0], box_half[j, 1]
-                    )
-                    if x0 - box_pos[j, 0] > ex + reach or box_pos[j, 0] - x1 > ex + reach:
-                        continue
-                    if y0 - box_pos[j, 1] > ey + reach or box_pos[j, 1] - y1 > ey + reach:
+                    if apart[j] or not _path_near(x0, x1, y0, y1, reach, box_pos, box_angle, box_half, j):
                         continue
                     if count < capacity:
                         out_particle[count] = k
                         out_box[count] = j
                     count += 1
+        for a in range(large.shape[0]):
+            j = large[a]
+            if not _path_near(x0, x1, y0, y1, reach, box_pos, box_angle, box_half, j):
+                continue
+            if count < capacity:
+                out_particle[count] = k
+                out_box[count] = j
+            count += 1
     return count
+
+
+@numba.njit(cache=True, **INNER)
+def _path_near(
+    x0: float,
+    x1: float,
+    y0: float,
+    y1: float,
+    reach: float,
+    box_pos: npt.NDArray[np.float64],
+    box_angle: npt.NDArray[np.float64],
+    box_half: npt.NDArray[np.float64],
+    j: int,
+) -> bool:
+    """Whether the path's bounds ``[x0, x1] × [y0, y1]``, grown by ``reach``, meet box ``j``'s."""
+    ex, ey = extent(math.cos(box_angle[j]), math.sin(box_angle[j]), box_half[j, 0], box_half[j, 1])
+    if x0 - box_pos[j, 0] > ex + reach or box_pos[j, 0] - x1 > ex + reach:
+        return False
+    return not (y0 - box_pos[j, 1] > ey + reach or box_pos[j, 1] - y1 > ey + reach)
 
 
 @numba.njit(cache=True)
