@@ -24,15 +24,12 @@ WORLD_ITERATIONS = 0
 every count a set can give (at least 1)."""
 
 
-APART_FROM = 256
-"""Boxes from which the broadphase keeps the few much larger ones apart (``RigidStore.large``): below
-it, cells as wide as the largest box cost little however the sizes spread (256 boxes all in nine
-cells are 33000 tests a listing)."""
-APART_RATIO = 4.0
+LARGE_FROM = 256
+"""Boxes from which the broadphase bins the much larger ones in a grid of their own
+(``RigidStore.large``): below it, one grid with cells as wide as the largest box costs little however
+the sizes spread (256 boxes all in nine cells are 33000 tests a listing)."""
+LARGE_RATIO = 4.0
 """A box whose half diagonal is more than this many times the median one is large."""
-APART_MOST = 64
-"""Most boxes kept apart: each is tested against every box (a platform or two among thousands of
-pebbles); more large boxes than this are sized for by the grid itself."""
 
 
 def plane_body(side: int) -> int:
@@ -104,12 +101,14 @@ class RigidStore:
         self.max_half = 0.0
         """The largest half diagonal of any box."""
         self.ordinary_half = 0.0
-        """The largest half diagonal of a box not ``large``: the broadphase sizes its cells by it."""
-        self.large = np.zeros(0, dtype=np.int64)
-        """Indices, ascending, of the boxes the broadphase keeps apart, each tested against every box
-        (``measure_sizes``): one platform 500 times wider than the pebbles about it made every cell
-        500 times wider, so each pebble was tested against every other (a pile of 5900 boxes of 2 px
-        beside one of 1000 px: 155 ms a frame; 70 with it apart, 68 without it; a busy machine)."""
+        """The largest half diagonal of a box not ``large``: the broadphase's fine cells are sized by
+        it, the large boxes' cells by ``max_half``."""
+        self.large = np.zeros(0, dtype=np.bool_)
+        """Whether each box in use is large (``measure_sizes``), binned in the broadphase's grid of
+        large boxes: one grid sized for a platform 500 times wider than the pebbles about it had every
+        pebble meet every other (a pile of 5900 boxes of 2 px beside one of 1000 px: 155 ms a frame; 70
+        with the platform in a grid of its own, 68 without it; a busy machine)."""
+        self.large_count = 0
         self.revision = 0
         """Counts in-place changes to what the boxes rest under (a set's friction or iterations): the
         box step wakes every box when it changes, as when a solver setting does."""
@@ -159,19 +158,16 @@ class RigidStore:
 
     def measure_sizes(self) -> None:
         """``max_half``, ``ordinary_half`` and ``large`` of the boxes in use (after they were added
-        or removed): from ``APART_FROM`` boxes, those wider than ``APART_RATIO`` times the median half
-        diagonal are large, when there are at most ``APART_MOST`` of them."""
+        or removed): from ``LARGE_FROM`` boxes, those wider than ``LARGE_RATIO`` times the median half
+        diagonal are large."""
         n = self.count
         diagonal = np.hypot(self.half[:n, 0], self.half[:n, 1])
         self.max_half = float(diagonal.max()) if n else 0.0
-        self.ordinary_half = self.max_half
-        self.large = np.zeros(0, dtype=np.int64)
-        if n < APART_FROM:
-            return
-        large = np.flatnonzero(diagonal > APART_RATIO * float(np.median(diagonal)))
-        if 0 < len(large) <= APART_MOST:
-            self.large = large.astype(np.int64)
-            self.ordinary_half = float(np.delete(diagonal, large).max())
+        self.large = np.zeros(n, dtype=np.bool_)
+        if n >= LARGE_FROM:
+            self.large = diagonal > LARGE_RATIO * float(np.median(diagonal))
+        self.large_count = int(self.large.sum())
+        self.ordinary_half = float(diagonal[~self.large].max()) if n else 0.0
 
     def _reserve(self, needed: int) -> None:
         capacity = len(self.pos)
@@ -292,10 +288,10 @@ class NearBoxes:
 
 
 @dataclass
-class BoxGrid:
-    """The boxes' broadphase grid (centres counting-sorted by cell), the pairs listed from it and when
-    they were listed, and what the box step knows of each box before it looks for contacts (the
-    particle-box contacts use only the grid)."""
+class Cells:
+    """A grid of box centres, counting-sorted by cell: ``cell`` px wide, ``cols`` × ``rows`` cells from
+    ``(left, bottom)``; ``cell_of`` each box's cell (-1 when not in this grid), ``cell_start`` the
+    prefix sums, ``order`` the boxes cell by cell."""
 
     cell: float = 1.0
     left: float = 0.0
@@ -305,6 +301,24 @@ class BoxGrid:
     cell_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     cell_start: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
     order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def for_kernels(self) -> tuple[float, float, float, int, int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(left, bottom, cell, cols, rows, cell_of, cell_start, order)``, as the kernels take a grid
+        (``box_grid.Grid``)."""
+        sizes = (self.left, self.bottom, self.cell, self.cols, self.rows)
+        return (*sizes, self.cell_of, self.cell_start, self.order)
+
+
+@dataclass
+class BoxGrid:
+    """The boxes' broadphase: two grids of centres (the ordinary boxes' and the large ones',
+    ``RigidStore.large``), the pairs listed from them and when they were listed, and what the box step
+    knows of each box before it looks for contacts (the particle-box contacts use only the grids)."""
+
+    cells: Cells = field(default_factory=Cells)
+    """The boxes not large, in cells as wide as their largest reach."""
+    large_cells: Cells = field(default_factory=Cells)
+    """The large boxes, in cells as wide as theirs (empty when there are none)."""
     pair_a: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_b: np.ndarray = field(default_factory=lambda: np.zeros(256, dtype=np.int64))
     pair_count: int = 0

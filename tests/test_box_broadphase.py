@@ -1,6 +1,6 @@
-"""Boxes of very different sizes: the few large ones are kept out of the grid and tested against every
-box, so its cells stay as small as the other boxes need (a platform among thousands of pebbles made
-every pebble meet every other), and no pair is missed, on one thread or many."""
+"""Boxes of very different sizes: the large ones are binned in a grid of their own, so the others'
+cells stay as small as those boxes need (one platform among thousands of pebbles made every pebble
+meet every other), and no pair is missed, on one thread or many."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from support.boxes import near_paths, overlapping
 
 from weft.components import BoxGrid, RigidStore
-from weft.components.rigid import APART_FROM, APART_MOST
+from weft.components.rigid import LARGE_FROM
 from weft.systems.box_pairs import bin_grid, fill_pairs
 from weft.systems.kernels.box_grid import PARALLEL_BOXES, box_pairs
 from weft.systems.kernels.box_particles import list_near_boxes
@@ -33,41 +33,52 @@ def pebbles_and_platforms(seed: int, pebbles: int, platforms: int) -> RigidStore
 def listed_pairs(kernel, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> list[tuple[int, int]]:
     n = store.count
     grid = BoxGrid()
-    bin_grid(grid, store, (0.0, 0.0, SIDE, SIDE), 2.0 * store.ordinary_half + 2.0 * float(margin.max()))
+    extra = 2.0 * float(margin.max())
+    bin_grid(
+        grid, store, (0.0, 0.0, SIDE, SIDE), 2.0 * store.ordinary_half + extra, 2.0 * store.max_half + extra
+    )
     angle = store.angle[:n]
     turn = np.column_stack([np.cos(angle), np.sin(angle)])
-    arguments = (store.pos[:n], turn, store.half[:n], moving, margin, grid.cols, grid.rows)
-    grid_arrays = (grid.cell_of, grid.cell_start, grid.order, store.large)
+    arguments = (store.pos[:n], turn, store.half[:n], moving, margin, store.large_count)
+    grids = (grid.cells.for_kernels(), grid.large_cells.for_kernels())
     count, a, b = fill_pairs(
-        lambda a, b: kernel(*arguments, *grid_arrays, a, b), np.zeros(16, np.int64), np.zeros(16, np.int64)
+        lambda a, b: kernel(*arguments, *grids, a, b), np.zeros(16, np.int64), np.zeros(16, np.int64)
     )
     return list(zip(a[:count].tolist(), b[:count].tolist(), strict=True))
 
 
-def test_a_few_platforms_among_many_pebbles_are_kept_apart_and_the_cells_stay_small() -> None:
-    store = pebbles_and_platforms(1, pebbles=APART_FROM, platforms=3)
-    half = APART_FROM // 2
-    assert store.large.tolist() == [half, half + 1, half + 2]
+def test_platforms_among_many_pebbles_have_a_grid_of_their_own_and_the_pebbles_cells_stay_small() -> None:
+    store = pebbles_and_platforms(1, pebbles=LARGE_FROM, platforms=3)
+    half = LARGE_FROM // 2
+    assert np.flatnonzero(store.large).tolist() == [half, half + 1, half + 2]
+    assert store.large_count == 3
     assert store.ordinary_half < 5.0 < 60.0 < store.max_half
     grid = BoxGrid()
-    bin_grid(grid, store, (0.0, 0.0, SIDE, SIDE), 2.0 * store.ordinary_half)
-    assert grid.cell < 10.0  # not the platforms' 400 px: every pebble would meet every other
+    bin_grid(grid, store, (0.0, 0.0, SIDE, SIDE), 2.0 * store.ordinary_half, 2.0 * store.max_half)
+    assert grid.cells.cell < 10.0  # not the platforms' 400 px: every pebble would meet every other
+    assert grid.large_cells.cell >= 2.0 * store.max_half
+    assert sorted(grid.large_cells.order[: int(grid.large_cells.cell_start[-1])]) == [
+        half,
+        half + 1,
+        half + 2,
+    ]
+    assert int(grid.cells.cell_start[-1]) == LARGE_FROM
 
 
 @pytest.mark.parametrize(
     ("pebbles", "platforms"),
     [
-        (APART_FROM - 10, 3),  # too few boxes to bother: the grid is sized for the platforms
-        (APART_FROM + 50, 3),  # the platforms apart, one thread
-        (PARALLEL_BOXES + 50, 3),  # the platforms apart, the pairs counted and written on threads
-        (APART_FROM + 50, APART_MOST + 1),  # too many to keep apart: the grid is sized for them
+        (LARGE_FROM - 10, 3),  # too few boxes to bother: one grid, sized for the platforms
+        (LARGE_FROM + 50, 3),  # the platforms in a grid of their own
+        (PARALLEL_BOXES + 50, 3),  # the same, the pairs counted and written on threads
+        (PARALLEL_BOXES + 50, 300),  # many platforms, overlapping one another
     ],
 )
 @pytest.mark.parametrize("build", ["threads", "one thread"])
 def test_the_pairs_listed_are_every_overlapping_pair_once(pebbles: int, platforms: int, build: str) -> None:
     store = pebbles_and_platforms(pebbles + platforms, pebbles, platforms)
-    kept_apart = len(store.large) > 0
-    assert kept_apart == (pebbles + platforms >= APART_FROM and platforms <= APART_MOST)
+    kept_apart = store.large_count > 0
+    assert kept_apart == (pebbles + platforms >= LARGE_FROM)
     n = store.count
     rng = np.random.default_rng(n)
     moving = rng.random(n) < 0.8
@@ -82,12 +93,12 @@ def test_the_pairs_listed_are_every_overlapping_pair_once(pebbles: int, platform
     assert len(listed) == len(set(listed))
     assert all(a < b for a, b in listed)
     assert set(listed) == expected
-    assert any(a in store.large or b in store.large for a, b in listed) == kept_apart
+    assert any(store.large[a] or store.large[b] for a, b in listed) == kept_apart
 
 
-@pytest.mark.parametrize("platforms", [3, APART_MOST + 1])
+@pytest.mark.parametrize("platforms", [0, 3, 100])
 def test_every_particle_near_a_box_is_listed_with_it_once(platforms: int) -> None:
-    store = pebbles_and_platforms(7, APART_FROM + 50, platforms)
+    store = pebbles_and_platforms(7, LARGE_FROM + 50, platforms)
     n = store.count
     rng = np.random.default_rng(8)
     count = 600
@@ -97,12 +108,13 @@ def test_every_particle_near_a_box_is_listed_with_it_once(platforms: int) -> Non
     kind = np.ones(count, dtype=np.uint8)
     margin = 2.0
     grid = BoxGrid()
-    bin_grid(grid, store, (0.0, 0.0, SIDE, SIDE), store.ordinary_half + float(radius.max()) + margin)
-    boxes = (store.pos[:n], store.angle[:n], store.half[:n], margin)
-    cells = (grid.left, grid.bottom, grid.cell, grid.cols, grid.rows, grid.cell_start, grid.order)
+    reach = float(radius.max()) + margin
+    bin_grid(grid, store, (0.0, 0.0, SIDE, SIDE), store.ordinary_half + reach, store.max_half + reach)
+    boxes = (store.pos[:n], store.angle[:n], store.half[:n], margin, store.large_count)
+    grids = (grid.cells.for_kernels(), grid.large_cells.for_kernels())
     found, particle, box = fill_pairs(
         lambda out_particle, out_box: list_near_boxes(
-            pos, prev, radius, kind, *boxes, *cells, store.large, out_particle, out_box
+            pos, prev, radius, kind, *boxes, *grids, out_particle, out_box
         ),
         np.zeros(16, dtype=np.int64),
         np.zeros(16, dtype=np.int64),

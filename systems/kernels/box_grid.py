@@ -95,6 +95,20 @@ def _motion(
         turn[i, 1] = math.sin(angle[i])
 
 
+Grid = tuple[
+    float,
+    float,
+    float,
+    int,
+    int,
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]
+"""A grid of box centres as the kernels take it (``components.rigid.Cells.for_kernels``): ``(left,
+bottom, cell, cols, rows, cell_of, cell_start, order)``."""
+
+
 @kernel_with_threads
 def box_pairs(
     pos: npt.NDArray[np.float64],
@@ -102,12 +116,9 @@ def box_pairs(
     half: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
     margin: npt.NDArray[np.float64],
-    cols: int,
-    rows: int,
-    cell_of: npt.NDArray[np.int64],
-    cell_start: npt.NDArray[np.int64],
-    order: npt.NDArray[np.int64],
-    large: npt.NDArray[np.int64],
+    large_count: int,
+    cells: Grid,
+    large_cells: Grid,
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
 ) -> int:
@@ -119,9 +130,11 @@ def box_pairs(
     pairs there are; when more than ``pair_a`` holds, only the count is
     right: grow the buffers and call again.
 
-    The grid's cells are sized for every box but the ``large`` ones
-    (``RigidStore.large``): their pairs come from the grid, the large
-    boxes' after them, each large box tested against every box.
+    The ordinary boxes are in ``cells``, the ``large_count`` large ones
+    (``RigidStore.large``) in ``large_cells``, each grid's cells as wide as
+    the pairs it holds can reach: a box finds its ordinary pairs in the
+    nine cells round its own in the first, and its large ones in the nine
+    round where it lies in the second.
 
     Many boxes take two passes, each split across threads: the first counts
     each box's pairs, the second writes them where the counts say, so the
@@ -131,35 +144,29 @@ def box_pairs(
     reach = np.empty((n, 2))  # each box's bounding half extents, once
     for i in range(n):
         reach[i, 0], reach[i, 1] = extent(turn[i, 0], turn[i, 1], half[i, 0], half[i, 1])
-    apart = np.zeros(n, dtype=np.bool_)
-    for k in range(large.shape[0]):
-        apart[large[k]] = True
     capacity = pair_a.shape[0]
     if n < PARALLEL_BOXES:
         count = np.int64(0)
         for i in range(n):
             count += _pairs_of(
-                i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, apart, pair_a, pair_b,
-                count,
-            )  # fmt: skip
-    else:
-        first = np.zeros(n + 1, dtype=np.int64)
+                i, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b, count
+            )
+        return count
+    first = np.zeros(n + 1, dtype=np.int64)
+    for i in numba.prange(n):
+        first[i + 1] = _pairs_of(
+            np.int64(i), pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b,
+            capacity,
+        )  # fmt: skip
+    for i in range(n):
+        first[i + 1] += first[i]
+    count = first[n]
+    if count <= capacity:
         for i in numba.prange(n):
-            first[i + 1] = _pairs_of(
-                np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, apart,
-                pair_a, pair_b, capacity,
+            _pairs_of(
+                np.int64(i), pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b,
+                first[i],
             )  # fmt: skip
-        for i in range(n):
-            first[i + 1] += first[i]
-        count = first[n]
-        if count <= capacity:
-            for i in numba.prange(n):
-                _pairs_of(
-                    np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, apart,
-                    pair_a, pair_b, first[i],
-                )  # fmt: skip
-    for k in range(large.shape[0]):
-        count += _large_pairs(large[k], pos, reach, moving, margin, apart, pair_a, pair_b, count)
     return count
 
 
@@ -170,23 +177,47 @@ def _pairs_of(
     reach: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
     margin: npt.NDArray[np.float64],
-    cols: int,
-    rows: int,
-    cell_of: npt.NDArray[np.int64],
-    cell_start: npt.NDArray[np.int64],
-    order: npt.NDArray[np.int64],
-    apart: npt.NDArray[np.bool_],
+    large_count: int,
+    cells: Grid,
+    large_cells: Grid,
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
     at: int,
 ) -> int:
-    """Box ``i``'s pairs with the boxes after it in the nine cells round its own, neither kept
-    ``apart``: how many; they are written from row ``at`` on, as far as the rows go (``at =
-    len(pair_a)``: only counted)."""
+    """Box ``i``'s pairs: with the ordinary boxes after it when it is one, and with the large boxes
+    (after it, when it is one too): how many; they are written from row ``at`` on, as far as the rows
+    go (``at = len(pair_a)``: only counted)."""
     count = 0
-    if apart[i]:
-        return count
-    c = cell_of[i]
+    own = cells[5][i]
+    if own >= 0:
+        count += _pairs_in(i, own, True, pos, reach, moving, margin, cells, pair_a, pair_b, at)
+    if large_count:
+        large = large_cells[5][i]
+        where = large if large >= 0 else cell_at(pos[i, 0], pos[i, 1], large_cells)
+        count += _pairs_in(
+            i, where, large >= 0, pos, reach, moving, margin, large_cells, pair_a, pair_b, at + count
+        )
+    return count
+
+
+@numba.njit(cache=True, **INNER)
+def _pairs_in(
+    i: int,
+    c: int,
+    after_only: bool,
+    pos: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    grid: Grid,
+    pair_a: npt.NDArray[np.int64],
+    pair_b: npt.NDArray[np.int64],
+    at: int,
+) -> int:
+    """Box ``i``'s pairs with the boxes of ``grid`` in the nine cells round cell ``c`` (only those
+    after it when ``after_only``), written ``(lower, higher)`` from row ``at`` on; how many."""
+    cols, rows, cell_start, order = grid[3], grid[4], grid[6], grid[7]
+    count = 0
     cx = c % cols
     cy = c // cols
     for ny in range(max(cy - 1, 0), min(cy + 2, rows)):
@@ -194,38 +225,22 @@ def _pairs_of(
             cell = ny * cols + nx
             for slot in range(cell_start[cell], cell_start[cell + 1]):
                 j = order[slot]
-                if j <= i or apart[j] or not _may_touch(i, j, pos, reach, moving, margin):
+                if (j <= i if after_only else j == i) or not _may_touch(i, j, pos, reach, moving, margin):
                     continue
                 if at + count < pair_a.shape[0]:
-                    pair_a[at + count] = i
-                    pair_b[at + count] = j
+                    pair_a[at + count] = min(i, j)
+                    pair_b[at + count] = max(i, j)
                 count += 1
     return count
 
 
 @numba.njit(cache=True, **INNER)
-def _large_pairs(
-    i: int,
-    pos: npt.NDArray[np.float64],
-    reach: npt.NDArray[np.float64],
-    moving: npt.NDArray[np.bool_],
-    margin: npt.NDArray[np.float64],
-    apart: npt.NDArray[np.bool_],
-    pair_a: npt.NDArray[np.int64],
-    pair_b: npt.NDArray[np.int64],
-    at: int,
-) -> int:
-    """The large box ``i``'s pairs with every box (with another large box only when it comes after
-    ``i``), written as ``_pairs_of`` writes them; how many."""
-    count = 0
-    for j in range(pos.shape[0]):
-        if j == i or (apart[j] and j < i) or not _may_touch(i, j, pos, reach, moving, margin):
-            continue
-        if at + count < pair_a.shape[0]:
-            pair_a[at + count] = min(i, j)
-            pair_b[at + count] = max(i, j)
-        count += 1
-    return count
+def cell_at(x: float, y: float, grid: Grid) -> int:
+    """The cell of ``grid`` that holds the point ``(x, y)`` (clamped to the grid, as it bins)."""
+    left, bottom, cell, cols, rows = grid[0], grid[1], grid[2], grid[3], grid[4]
+    cx = min(max(int((x - left) / cell), 0), cols - 1)
+    cy = min(max(int((y - bottom) / cell), 0), rows - 1)
+    return cy * cols + cx
 
 
 @numba.njit(cache=True, **INNER)
