@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.components import BoxGrid, RigidStore
+from weft.components.rigid import Cells
 from weft.systems.kernels.box_grid import box_pairs
 from weft.systems.kernels.box_sleep import wake_touched
 from weft.systems.kernels.grid import bin_points
@@ -23,23 +24,42 @@ could have crossed that much (a standing pyramid lists its pairs once in many fr
 
 
 def bin_grid(
-    grid: BoxGrid, store: RigidStore, bounds: tuple[float, float, float, float], reach: float
+    grid: BoxGrid,
+    store: RigidStore,
+    bounds: tuple[float, float, float, float],
+    reach: float,
+    large_reach: float,
 ) -> None:
-    """Counting-sort the box centres into cells ``reach`` px wide over ``bounds``."""
+    """Counting-sort the box centres into the two grids over ``bounds``: the boxes not
+    ``RigidStore.large`` in cells at least ``reach`` px wide, the large ones (if any) in cells at
+    least ``large_reach`` wide."""
+    large = store.large[: store.count]
+    _bin(grid.cells, store, ~large, bounds, reach)
+    if store.large_count:
+        _bin(grid.large_cells, store, large, bounds, large_reach)
+
+
+def _bin(
+    cells: Cells,
+    store: RigidStore,
+    binned: npt.NDArray[np.bool_],
+    bounds: tuple[float, float, float, float],
+    reach: float,
+) -> None:
+    """The ``binned`` box centres into ``cells`` at least ``reach`` px wide over ``bounds``."""
     n = store.count
     left, bottom, right, top = bounds
     cols = max(1, min(4096, math.ceil((right - left) / reach)))
     rows = max(1, min(4096, math.ceil((top - bottom) / reach)))
     cell = max(reach, (right - left) / cols, (top - bottom) / rows)
-    if len(grid.cell_start) != cols * rows + 1:
-        grid.cell_start = np.zeros(cols * rows + 1, dtype=np.int64)
-    if len(grid.order) < n:
-        grid.order = np.zeros(len(store.pos), dtype=np.int64)
-        grid.cell_of = np.zeros(len(store.pos), dtype=np.int64)
-    grid.cell, grid.left, grid.bottom, grid.cols, grid.rows = cell, left, bottom, cols, rows
-    every = np.ones(n, dtype=np.bool_)  # every box centre is binned
+    if len(cells.cell_start) != cols * rows + 1:
+        cells.cell_start = np.zeros(cols * rows + 1, dtype=np.int64)
+    if len(cells.order) < n:
+        cells.order = np.zeros(len(store.pos), dtype=np.int64)
+        cells.cell_of = np.zeros(len(store.pos), dtype=np.int64)
+    cells.cell, cells.left, cells.bottom, cells.cols, cells.rows = cell, left, bottom, cols, rows
     bin_points(
-        store.pos[:n], every, left, bottom, cell, cols, rows, grid.cell_of, grid.cell_start, grid.order
+        store.pos[:n], binned, left, bottom, cell, cols, rows, cells.cell_of, cells.cell_start, cells.order
     )
 
 
@@ -47,20 +67,10 @@ def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.
     """List the box pairs that may touch in this step into ``grid.pair_a``/``pair_b``."""
     n = store.count
     find_pairs = for_boxes(box_pairs, n)
+    fine, large = grid.cells.for_kernels(), grid.large_cells.for_kernels()
     grid.pair_count, grid.pair_a, grid.pair_b = fill_pairs(
         lambda a, b: find_pairs(
-            store.pos[:n],
-            grid.turn[:n],
-            store.half[:n],
-            moving,
-            margin,
-            grid.cols,
-            grid.rows,
-            grid.cell_of,
-            grid.cell_start,
-            grid.order,
-            a,
-            b,
+            store.pos[:n], grid.turn[:n], store.half[:n], moving, margin, store.large_count, fine, large, a, b
         ),
         grid.pair_a,
         grid.pair_b,
@@ -92,7 +102,9 @@ def list_pairs_with_skin(
     n = store.count
     anyone_asleep = bool(store.asleep[:n].any())
     listed = margin if anyone_asleep else margin + PAIR_SKIN
-    bin_grid(grid, store, walls, 2.0 * store.max_half + 2.0 * float(listed.max()))
+    # a pair's centres lie at most both half diagonals and both margins apart
+    extra = 2.0 * float(listed.max())
+    bin_grid(grid, store, walls, 2.0 * store.ordinary_half + extra, 2.0 * store.max_half + extra)
     list_pairs(grid, store, moving, listed)
     if anyone_asleep:
         grid.listed_pos = np.zeros((0, 2))  # exact margins: nothing to keep

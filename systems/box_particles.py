@@ -68,7 +68,10 @@ class BoxParticleSystem(System):
         """List the (particle, box) pairs near enough to touch during this substep."""
         store, particles, grid, near = stores.rigid, stores.particles, self._grid, stores.near_boxes
         n, count = store.count, particles.count
-        bin_grid(grid, store, world.settings().walls, store.max_half + particles.max_radius + PARTICLE_MARGIN)
+        # a particle near a box lies at most its half diagonal, the radius and the margin from its centre
+        reach = store.ordinary_half + particles.max_radius + PARTICLE_MARGIN
+        large_reach = store.max_half + particles.max_radius + PARTICLE_MARGIN
+        bin_grid(grid, store, world.settings().walls, reach, large_reach)
         near.count, near.particle, near.box = fill_pairs(
             lambda out_particle, out_box: list_near_boxes(
                 particles.pos[:count],
@@ -79,13 +82,9 @@ class BoxParticleSystem(System):
                 store.angle[:n],
                 store.half[:n],
                 PARTICLE_MARGIN,
-                grid.left,
-                grid.bottom,
-                grid.cell,
-                grid.cols,
-                grid.rows,
-                grid.cell_start,
-                grid.order,
+                store.large_count,
+                grid.cells.for_kernels(),
+                grid.large_cells.for_kernels(),
                 out_particle,
                 out_box,
             ),

@@ -122,7 +122,7 @@ def _remove_boxes(stores: Stores, box_map: RowMap) -> None:
     rigid.count = n = _compact(rigid, RIGID_ARRAYS, box_map.keep)
     asleep = rigid.island[:n] >= 0
     rigid.island[:n][asleep] = box_map.rows(rigid.island[:n][asleep])
-    rigid.max_half = float(np.hypot(rigid.half[:n, 0], rigid.half[:n, 1]).max()) if n else 0.0
+    rigid.measure_sizes()
 
     contacts.count = k = _compact(contacts, CONTACT_ARRAYS, ~touching)
     contacts.a[:k] = box_map.rows(contacts.a[:k])

@@ -3,34 +3,19 @@ was listed then, and the warm start by pair finds the impulses a search by key w
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.boxes import overlapping
 
 from weft.game.simulation import Simulation
 from weft.systems.box_pairs import PAIR_SKIN
 from weft.systems.kernels.box_contacts import remember_impulses, table_size, warm_from_last, warm_from_table
-from weft.systems.kernels.box_grid import extent, pairs_still_hold
+from weft.systems.kernels.box_grid import pairs_still_hold
 
 LEVELS = Path(__file__).resolve().parent.parent / "levels"
-
-
-def overlapping(
-    pos: np.ndarray, angle: np.ndarray, half: np.ndarray, margin: np.ndarray
-) -> set[tuple[int, int]]:
-    """Every pair whose bounding boxes, grown by both margins, overlap: by brute force."""
-    reach = np.array(
-        [extent(np.cos(angle[i]), np.sin(angle[i]), half[i, 0], half[i, 1]) for i in range(len(pos))]
-    )
-    pairs = set()
-    for a, b in itertools.combinations(range(len(pos)), 2):
-        grow = margin[a] + margin[b]
-        if (np.abs(pos[b] - pos[a]) <= reach[a] + reach[b] + grow).all():
-            pairs.add((a, b))
-    return pairs
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

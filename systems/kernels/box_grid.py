@@ -95,6 +95,20 @@ def _motion(
         turn[i, 1] = math.sin(angle[i])
 
 
+Grid = tuple[
+    float,
+    float,
+    float,
+    int,
+    int,
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]
+"""A grid of box centres as the kernels take it (``components.rigid.Cells.for_kernels``): ``(left,
+bottom, cell, cols, rows, cell_of, cell_start, order)``."""
+
+
 @kernel_with_threads
 def box_pairs(
     pos: npt.NDArray[np.float64],
@@ -102,11 +116,9 @@ def box_pairs(
     half: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
     margin: npt.NDArray[np.float64],
-    cols: int,
-    rows: int,
-    cell_of: npt.NDArray[np.int64],
-    cell_start: npt.NDArray[np.int64],
-    order: npt.NDArray[np.int64],
+    large_count: int,
+    cells: Grid,
+    large_cells: Grid,
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
 ) -> int:
@@ -117,6 +129,12 @@ def box_pairs(
     out: fixed or sleeping boxes do not act on each other. Returns how many
     pairs there are; when more than ``pair_a`` holds, only the count is
     right: grow the buffers and call again.
+
+    The ordinary boxes are in ``cells``, the ``large_count`` large ones
+    (``RigidStore.large``) in ``large_cells``, each grid's cells as wide as
+    the pairs it holds can reach: a box finds its ordinary pairs in the
+    nine cells round its own in the first, and its large ones in the nine
+    round where it lies in the second.
 
     Many boxes take two passes, each split across threads: the first counts
     each box's pairs, the second writes them where the counts say, so the
@@ -131,13 +149,13 @@ def box_pairs(
         count = np.int64(0)
         for i in range(n):
             count += _pairs_of(
-                i, pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b, count
+                i, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b, count
             )
         return count
     first = np.zeros(n + 1, dtype=np.int64)
     for i in numba.prange(n):
         first[i + 1] = _pairs_of(
-            np.int64(i), pos, reach, moving, margin, cols, rows, cell_of, cell_start, order, pair_a, pair_b,
+            np.int64(i), pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b,
             capacity,
         )  # fmt: skip
     for i in range(n):
@@ -146,20 +164,9 @@ def box_pairs(
     if count <= capacity:
         for i in numba.prange(n):
             _pairs_of(
-                np.int64(i),
-                pos,
-                reach,
-                moving,
-                margin,
-                cols,
-                rows,
-                cell_of,
-                cell_start,
-                order,
-                pair_a,
-                pair_b,
+                np.int64(i), pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b,
                 first[i],
-            )
+            )  # fmt: skip
     return count
 
 
@@ -170,19 +177,47 @@ def _pairs_of(
     reach: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
     margin: npt.NDArray[np.float64],
-    cols: int,
-    rows: int,
-    cell_of: npt.NDArray[np.int64],
-    cell_start: npt.NDArray[np.int64],
-    order: npt.NDArray[np.int64],
+    large_count: int,
+    cells: Grid,
+    large_cells: Grid,
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
     at: int,
 ) -> int:
-    """Box ``i``'s pairs with the boxes after it in the nine cells round its own: how many; they are
-    written from row ``at`` on, as far as the rows go (``at = len(pair_a)``: only counted)."""
+    """Box ``i``'s pairs: with the ordinary boxes after it when it is one, and with the large boxes
+    (after it, when it is one too): how many; they are written from row ``at`` on, as far as the rows
+    go (``at = len(pair_a)``: only counted)."""
     count = 0
-    c = cell_of[i]
+    own = cells[5][i]
+    if own >= 0:
+        count += _pairs_in(i, own, True, pos, reach, moving, margin, cells, pair_a, pair_b, at)
+    if large_count:
+        large = large_cells[5][i]
+        where = large if large >= 0 else cell_at(pos[i, 0], pos[i, 1], large_cells)
+        count += _pairs_in(
+            i, where, large >= 0, pos, reach, moving, margin, large_cells, pair_a, pair_b, at + count
+        )
+    return count
+
+
+@numba.njit(cache=True, **INNER)
+def _pairs_in(
+    i: int,
+    c: int,
+    after_only: bool,
+    pos: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+    grid: Grid,
+    pair_a: npt.NDArray[np.int64],
+    pair_b: npt.NDArray[np.int64],
+    at: int,
+) -> int:
+    """Box ``i``'s pairs with the boxes of ``grid`` in the nine cells round cell ``c`` (only those
+    after it when ``after_only``), written ``(lower, higher)`` from row ``at`` on; how many."""
+    cols, rows, cell_start, order = grid[3], grid[4], grid[6], grid[7]
+    count = 0
     cx = c % cols
     cy = c // cols
     for ny in range(max(cy - 1, 0), min(cy + 2, rows)):
@@ -190,18 +225,41 @@ def _pairs_of(
             cell = ny * cols + nx
             for slot in range(cell_start[cell], cell_start[cell + 1]):
                 j = order[slot]
-                if j <= i or not (moving[i] or moving[j]):
-                    continue
-                grow = margin[i] + margin[j]
-                if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
-                    continue
-                if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
+                if (j <= i if after_only else j == i) or not _may_touch(i, j, pos, reach, moving, margin):
                     continue
                 if at + count < pair_a.shape[0]:
-                    pair_a[at + count] = i
-                    pair_b[at + count] = j
+                    pair_a[at + count] = min(i, j)
+                    pair_b[at + count] = max(i, j)
                 count += 1
     return count
+
+
+@numba.njit(cache=True, **INNER)
+def cell_at(x: float, y: float, grid: Grid) -> int:
+    """The cell of ``grid`` that holds the point ``(x, y)`` (clamped to the grid, as it bins)."""
+    left, bottom, cell, cols, rows = grid[0], grid[1], grid[2], grid[3], grid[4]
+    cx = min(max(int((x - left) / cell), 0), cols - 1)
+    cy = min(max(int((y - bottom) / cell), 0), rows - 1)
+    return cy * cols + cx
+
+
+@numba.njit(cache=True, **INNER)
+def _may_touch(
+    i: int,
+    j: int,
+    pos: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    moving: npt.NDArray[np.bool_],
+    margin: npt.NDArray[np.float64],
+) -> bool:
+    """Whether boxes ``i`` and ``j`` are a pair: one of them moving, and their bounding boxes grown by
+    both margins overlapping."""
+    if not (moving[i] or moving[j]):
+        return False
+    grow = margin[i] + margin[j]
+    if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
+        return False
+    return not abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow
 
 
 @numba.njit(cache=True)
