@@ -123,6 +123,7 @@ def warm_kernels() -> None:
         np.zeros(0, np.int64),
         np.zeros(1, np.int64),
         2.0,
+        1000,
     )
     keys = np.zeros(2, dtype=np.int64)
     bin_points_sparse(
@@ -147,6 +148,7 @@ def warm_kernels() -> None:
         keys,
         blocks,
         2.0,
+        1000,
     )
     any_fast_circle(pos, prev, radius, kind)
     collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)
