@@ -128,7 +128,7 @@ class Session:
             self.message = "; ".join(str(problem) for problem in error.problems)
             return False
         clamped = "; ".join(self.sim.clamped)
-        self.message = f"{key}: clamped into the level format's range ({clamped})" if clamped else ""
+        self.message = f"{key}: clamped into what the level allows ({clamped})" if clamped else ""
         return True
 
     def choose_tool(self, name: str) -> None:
