@@ -22,7 +22,7 @@ import esper
 import pytest
 from support.cli import ROOT
 
-from weft.budgets import BOXES, NESTING, PARTICLE_PASSES, PARTICLES, SCRIPT_EVENTS, TEXTURE_SIDE
+from weft.budgets import BOX_OVERLAPS, BOXES, NESTING, PARTICLE_PASSES, PARTICLES, SCRIPT_EVENTS, TEXTURE_SIDE
 from weft.game.level import LevelError, load_level
 from weft.game.level.problems import Problem
 from weft.game.session import Session
@@ -253,6 +253,32 @@ def test_budgets_are_summed_over_tables(tmp_path: Path) -> None:
     level.write_text("".join(f"[[boxes]]\nname = 'b{k}'\ncount = {BOXES}\n" for k in range(20)))
     (line,) = problems(level)
     assert f"expected at most {BOXES} boxes" in line and "boxes.1" in line
+
+
+def piled_pyramids(copies: int) -> str:
+    """A level of ``copies`` of pyramid.toml's 55-box pyramid, every one at the same place."""
+    table = "layout = 'pyramid'\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n"
+    return "[world.rigid]\nsubsteps = 2\n" + "".join(
+        f"[[boxes]]\nname = 'p{k}'\n{table}" for k in range(copies)
+    )
+
+
+def test_boxes_piled_inside_each_other_are_refused_at_the_table_that_passes_the_budget(
+    tmp_path: Path,
+) -> None:
+    level = tmp_path / "pile.toml"
+    level.write_text(piled_pyramids(100))  # 272250 pairs: 0.8 s a frame while they pushed apart
+    started = time.perf_counter()
+    for command in ("validate", "run"):
+        (line,) = refused(weft(command, str(level), *(["--frames", "1"] if command == "run" else [])))
+        # copy k overlaps the 55 × k boxes before it: past 2000 pairs at copy 9 (55 × 45 = 2475)
+        assert line == (
+            f"{level}: boxes.9: expected at most {BOX_OVERLAPS} overlapping box pairs at the start, got "
+            f"{55 * 45} (counting up to this table): boxes placed inside each other (line {3 + 9 * 6})"
+        )
+    assert time.perf_counter() - started < TIMEOUT
+    level.write_text(piled_pyramids(9))  # 1980 pairs: within the budget
+    assert load_level(level).model.boxes[8].name == "p8"
 
 
 @pytest.mark.parametrize(

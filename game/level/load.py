@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from weft.budgets import LEVEL_FILE_BYTES
+from weft.game.level.box_check import box_problems
 from weft.game.level.clamp import clamp_into_schema
 from weft.game.level.frame_work import clamp_into_budgets, frame_work_problems
 from weft.game.level.loaded import LoadedLevel
@@ -125,6 +126,7 @@ def validate(
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
     problems += frame_work_problems(model, label, text, overridden)
+    problems += box_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
