@@ -211,8 +211,10 @@ def box_layout(table: Boxes) -> tuple[FloatArray, FloatArray, FloatArray]:
     else:
         centers = np.array(table.positions, dtype=np.float64).reshape(-1, 2)
     count = len(centers)
-    angles = np.radians(table.angles_deg) if table.angles_deg else np.zeros(count)
-    sizes = np.array(table.sizes or [size] * count, dtype=np.float64).reshape(count, 2)
+    listed = table.layout == "list"  # a box's own angle and size are for listed boxes alone
+    angles = np.radians(table.angles_deg) if listed and table.angles_deg else np.zeros(count)
+    each_size = table.sizes if listed and table.sizes else [size] * count
+    sizes = np.array(each_size, dtype=np.float64).reshape(count, 2)
     return centers, angles, sizes
 
 
@@ -220,8 +222,10 @@ def add_boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
     centers, angles, sizes = box_layout(table)
     count = len(centers)
-    velocities = np.array(table.velocities or [table.velocity] * count, dtype=np.float64).reshape(count, 2)
-    spins = np.radians(table.spins) if table.spins else np.full(count, math.radians(table.spin))
+    listed = table.layout == "list"
+    each_velocity = table.velocities if listed and table.velocities else [table.velocity] * count
+    velocities = np.array(each_velocity, dtype=np.float64).reshape(count, 2)
+    spins = np.radians(table.spins) if listed and table.spins else np.full(count, math.radians(table.spin))
     return build_boxes(
         stores,
         entity,
