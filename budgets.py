@@ -94,11 +94,12 @@ of 6 px beside beads of 20 px) 403000."""
 
 SWEEP_TESTS = 400_000
 """Pair tests a frame of the sweep that stops fast circles at their first touch: each circle that moved
-more than its radius in a substep is tested against the particles near its path, at about 22 ns a test
-here, so this is about 10 ms a frame. 50000 circles of 0.75 px at 2 substeps nearly all move that far:
-unbounded, the sweep tested 5.3 million pairs a frame (9.2 million at most), 80 ms of a 148 ms frame.
+more than its radius in a substep is tested against the particles near its path, at 22 ns a test here
+for circles laid out in index order and 85 ns for a stirred heap, so this is 9 to 34 ms a frame.
+50000 circles of 0.75 px at 2 substeps nearly all move that far: unbounded, the sweep tested 5.3
+million pairs a frame (9.2 million at most), 80 ms of a 148 ms frame; within the budget, 8 to 12 ms.
 Five blasts in balls.toml (6000 circles) test at most 9300 a frame. The fast circles past the budget
-(in index order) meet the contact pass alone that substep, as slow ones always do."""
+(in index order) move one radius along their step that substep, so none passes through another."""
 
 
 def too_big(count: int, budget: int, what: str) -> str | None:

@@ -13,8 +13,8 @@ class SweepSystem(System):
     ``SWEEP_TESTS`` pair tests a frame.
 
     Each substep may spend what the frame's earlier substeps left, shared evenly over the substeps
-    still to come; the fast circles past it (in index order) are left to the contact pass, as slow
-    ones are.
+    still to come; the fast circles past it (in index order) move one radius along their step, and
+    the contact pass meets them there.
     """
 
     name = "sweep"
