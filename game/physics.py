@@ -51,11 +51,11 @@ from weft.components import (
     WorldSettings,
 )
 from weft.game.clock import FrameClock
-from weft.game.level.build import build_body, level_bodies, tool_components, world_settings
+from weft.game.level.build import KINDS, build_body, level_bodies, tool_components, world_settings
 from weft.game.level.load import load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
-from weft.game.level.schema import SPECS, Creature, Spec, ToolsTable, World, creature_outside
+from weft.game.level.schema import SPECS, Creature, Level, Spec, ToolsTable, World, creature_outside
 from weft.game.settings_guard import SettingsGuard
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
@@ -114,8 +114,9 @@ class Physics:
         self.pour = False
         """Whether circles may be poured in (the shipped pour tool): settings as for a world of circles."""
         self.schedule: Schedule = default_schedule()
-        self.guard = SettingsGuard()
-        """Brings back into range the settings a custom system leaves out of it (``take_notes`` says what)."""
+        self.guard = SettingsGuard(self.bodies_level)
+        """Brings back into range the settings a custom system leaves out of it, and within the frame
+        budgets of the bodies there are (``take_notes`` says what)."""
         self.schedule.after_custom = self.guard
         self.clock = FrameClock()
         self.frame_ms: deque[float] = deque(maxlen=RECENT_FRAMES)
@@ -205,6 +206,15 @@ class Physics:
             fresh.wall_offset, fresh.wall_velocity = current.wall_offset, current.wall_velocity
             vars(current).update(vars(fresh))
             self.guard.accept(current)
+
+    def bodies_level(self, world: World) -> Level:
+        """The level the bodies in the world make with ``world`` as its ``[world]`` table (and the
+        pour tool if ``pour``): the frame whose budgets hold what a custom system sets."""
+        tables: dict[str, list[Spec]] = {kind: [] for kind in KINDS.values()}
+        for spec in self._specs():
+            tables[KINDS[type(spec)]].append(spec)
+        tools = ToolsTable.model_construct(available=["pour"] if self.pour else [])
+        return Level.model_construct(world=world, tools=tools, **tables)
 
     def add_system(self, system: System) -> None:
         """Put a custom system (a ``weft.System``) into this world's schedule, at its stage and place."""

@@ -120,15 +120,16 @@ class Session:
 
     def set(self, key: str, value: Any) -> bool:
         """Change a level key while running, as a tool, slider or script does: a number outside the
-        schema's range is clamped into it, and what cannot be used is refused; either way the HUD
-        says so (``message``) and the level keeps running. True when the value was taken."""
+        schema's range is clamped into it, a count past the level's budgets down to the most they
+        allow, and what cannot be used is refused; either way the HUD says so (``message``) and the
+        level keeps running. True when the value was taken."""
         try:
             self.sim.set(key, value, clamp=True)
         except LevelError as error:
             self.message = "; ".join(str(problem) for problem in error.problems)
             return False
         clamped = "; ".join(self.sim.clamped)
-        self.message = f"{key}: clamped into the level format's range ({clamped})" if clamped else ""
+        self.message = f"{key}: clamped into what the level allows ({clamped})" if clamped else ""
         return True
 
     def choose_tool(self, name: str) -> None:

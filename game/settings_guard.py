@@ -8,7 +8,10 @@ custom system the settings are compared with the last ones checked; when
 they changed they are checked as a ``[world]`` table: a number past a bound
 is clamped to it (``clamp_into_schema``, the same rule as for tools and
 sliders), and NaN, a wrong type or a broken rule between keys goes back to
-the last good value. Each correction is noted once per system and key, for
+the last good value. A count that multiplies a frame's work (iterations,
+substeps, the solver's, ``max_circles``), raised past what the level's
+frame budgets allow, is brought down to the most they allow (never below
+the value it had). Each correction is noted once per system and key, for
 the HUD and ``run``'s output.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,19 +28,33 @@ from pydantic import ValidationError
 from weft.components import Wind, WorldSettings
 from weft.components.rigid import RigidSettings
 from weft.game.level.clamp import clamp_into_schema
-from weft.game.level.schema import Level
+from weft.game.level.frame_work import frame_fits, most_fitting, replaced
+from weft.game.level.schema import Level, World
 from weft.systems import world
 from weft.systems.schedule import System
 
 FAR = 1e308
 """An infinity is checked as this: past every bound, so clamped to it like any number too large."""
 
+WORK_KEYS: tuple[tuple[str, ...], ...] = (
+    ("iterations",),
+    ("substeps",),
+    ("rigid", "substeps"),
+    ("rigid", "iterations"),
+    ("max_circles",),
+)
+"""The ``[world]`` keys that multiply a frame's work (``weft.game.level.frame_work``), in the order
+a system's raise of them is brought down."""
+
 
 class SettingsGuard:
     """Called after each run of a custom system (``Schedule.after_custom``): the world's settings
     brought back into the schema's range, and what was changed noted once per system and key."""
 
-    def __init__(self) -> None:
+    def __init__(self, frame_level: Callable[[World], Level | None] | None = None) -> None:
+        self.frame_level = frame_level
+        """The level whose frame budgets hold the settings, given a ``[world]`` table (None, or a
+        call giving None: no budgets)."""
         self._good: dict[str, Any] | None = None
         """The settings as a ``[world]`` table when last accepted."""
         self.notes: list[str] = []
@@ -58,8 +76,10 @@ class SettingsGuard:
         if table is not None and table == self._good:
             return
         good = self._good if self._good is not None else world_table_of_defaults()
+        budgeted: set[str] = set()
         try:
             mended = mend(table, good)
+            budgeted = self.within_budgets(mended, good)
         except Exception:  # never raised into the frame: the last good settings instead
             mended = copy.deepcopy(good)
         for path, before, after in changes(table, mended):
@@ -71,12 +91,45 @@ class SettingsGuard:
                     f"system {system.name!r} left world settings no [world] table holds: the last good ones"
                 )
             else:
+                why = "outside the level format's range"
+                if path in budgeted:
+                    why = "past the level's frame budgets"
                 self.notes.append(
-                    f"system {system.name!r} set world.{path} to {before!r}, outside the level format's "
-                    f"range: {after!r} instead"
+                    f"system {system.name!r} set world.{path} to {before!r}, {why}: {after!r} instead"
                 )
         apply_table(settings, mended)
         self._good = mended
+
+    def within_budgets(self, table: dict[str, Any], good: dict[str, Any]) -> set[str]:
+        """Bring down, in place, each count of ``WORK_KEYS`` the checked ``table`` raised above
+        ``good`` to the most at which ``frame_level``'s frame stays within its budgets (never below
+        ``good``'s); the dotted keys changed."""
+        raised = [key for key in WORK_KEYS if _count(table, key) > _count(good, key)]
+        if not raised or self.frame_level is None:
+            return set()
+        level = self.frame_level(World.model_validate(table))
+        if level is None or frame_fits(level):
+            return set()
+        changed = set()
+        for key in raised:
+            floor = max(_count(good, key), 1)
+            most = most_fitting(level, ("world", *key), floor, _count(table, key))
+            level = replaced(level, ("world", *key), most)
+            if most != _count(table, key):
+                node = table
+                for part in key[:-1]:
+                    node = node[part]
+                node[key[-1]] = most
+                changed.add(".".join(key))
+        return changed
+
+
+def _count(table: dict[str, Any], key: tuple[str, ...]) -> int:
+    """The integer at ``key`` of a ``[world]`` table (0 for ``"auto"`` substeps, whatever they resolve to)."""
+    node: Any = table
+    for part in key:
+        node = node[part]
+    return node if isinstance(node, int) and not isinstance(node, bool) else 0
 
 
 def world_table(settings: WorldSettings) -> dict[str, Any]:

@@ -85,6 +85,8 @@ class Simulation:
             _delete_world(name)
             raise
         physics.allow_pour("pour" in self.level.model.tools.available)
+        # a custom system's settings are held to this level's budgets (its tools' sizes among them)
+        physics.guard.frame_level = lambda world: self.level.model.model_copy(update={"world": world})
         return physics, entities
 
     def _build(self) -> None:

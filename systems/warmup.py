@@ -18,6 +18,7 @@ import numpy as np
 
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.box_overlaps import count_box_overlaps
 from weft.systems.kernels.cells import weave_cells
 from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import needs_general, relax_distances, relax_rigid_distances
@@ -123,6 +124,7 @@ def warm_kernels() -> None:
         np.zeros(0, np.int64),
         np.zeros(1, np.int64),
         2.0,
+        1000,
     )
     keys = np.zeros(2, dtype=np.int64)
     bin_points_sparse(
@@ -147,8 +149,10 @@ def warm_kernels() -> None:
         keys,
         blocks,
         2.0,
+        1000,
     )
     any_fast_circle(pos, prev, radius, kind)
+    count_box_overlaps(pos, np.zeros(2), np.ones((2, 2)), np.zeros(2, np.bool_), np.zeros(2, np.int64))
     collide_pairs(pos, prev, inv_mass, radius, pair_i[:1], pair_j[:1], 0.1)
     deepest_overlap(pos, radius, pair_i[:1], pair_j[:1])
     longest_move(pos, prev)

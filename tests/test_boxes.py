@@ -351,3 +351,27 @@ def test_dragging_a_box_pulls_it_to_the_cursor_through_a_spring() -> None:
     session.queue({"type": "mouse_release", "x": 900.0, "y": 300.0, "button": "left"})
     session.run(120)
     assert sim.positions("stack")[0, 1] < 25.0  # let go, it falls back to the floor
+
+
+def test_each_boxs_own_size_angle_velocity_and_spin_are_for_listed_boxes_alone() -> None:
+    # a stack given per-box lists (a layout changed from "list"): its boxes take the set's size, not
+    # the lists (26 sizes for 5 boxes once raised a ValueError when the world was built)
+    sim = simulate(
+        """
+        [[boxes]]
+        layout = "stack"
+        count = 5
+        size = [40, 20]
+        positions = [[0, 0], [1, 1], [2, 2]]
+        sizes = [[5, 90], [5, 90], [5, 90]]
+        angles_deg = [20, 0, 0]
+        spins = [90, 0, 0]
+        """
+    )
+    try:
+        store = sim.stores.rigid
+        assert store.count == 5
+        assert (store.half[:5] == [20.0, 10.0]).all() and (store.angle[:5] == 0.0).all()
+        assert (store.omega[:5] == 0.0).all()
+    finally:
+        sim.close()

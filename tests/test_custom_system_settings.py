@@ -158,3 +158,67 @@ def test_run_with_such_a_system_finishes_and_says_what_was_clamped_once(tmp_path
     lines = [line for line in done.stderr.splitlines() if "system 'wild'" in line]
     assert len(lines) == 7, done.stderr
     assert all(line.startswith("level.toml: frame 1: ") for line in lines)
+
+
+SHEET = """
+[world]
+substeps = 1
+
+[[cloth]]
+cols = 100
+rows = 100
+spacing = 5.0
+origin = [100, 700]
+
+[[system]]
+name = "greedy"
+"""
+
+
+class Greedy(System):
+    """Asks for 200 iterations every frame: within the schema, past a 100 x 100 sheet's frame budgets."""
+
+    name = "greedy"
+    stage = Stage.FRAME_START
+
+    def process(self, step: Step) -> None:
+        world.settings().iterations = 200
+
+
+def test_iterations_a_custom_system_raises_past_the_frame_budgets_are_brought_down_and_said_once(
+    forget: None, tmp_path: Path
+) -> None:
+    register(Greedy)
+    path = tmp_path / "sheet.toml"
+    path.write_text(SHEET)
+    session = Session(Simulation(load_level(path)))
+    session.advance()
+    # 10000 particles at one substep: PARTICLE_PASSES (600000) allows 60 iterations
+    assert session.sim.settings.iterations == 60
+    assert session.settings_notes == [
+        "system 'greedy' set world.iterations to 200, past the level's frame budgets: 60 instead"
+    ]
+    session.advance()
+    assert session.sim.settings.iterations == 60 and session.settings_notes == []
+
+
+def test_a_plugin_without_a_level_holds_a_custom_system_to_its_bodies_budgets() -> None:
+    import esper
+
+    from weft import Cloth, Physics, World
+
+    previous = esper.current_world
+    esper.switch_world("greedy-plugin")
+    try:
+        physics = Physics(settings=World(substeps=1))
+        physics.add(Cloth(cols=100, rows=100, spacing=5.0, origin=(100, 700)))
+        physics.add_system(Greedy())
+        physics.step()
+        assert physics.settings.iterations == 60
+        assert physics.guard.take_notes() == [
+            "system 'greedy' set world.iterations to 200, past the level's frame budgets: 60 instead"
+        ]
+        physics.close()
+    finally:
+        esper.switch_world(previous)
+        esper.delete_world("greedy-plugin")

@@ -1,7 +1,8 @@
 """Fuzzing the shipped levels: no mutation of a level file ever ends in a traceback.
 
 Each mutation (a wrong type, a missing key, a negative, huge, NaN or
-infinite number, an unknown key, a misspelt body kind, broken TOML) of
+infinite number, an unknown key, a misspelt body kind, a set of boxes piled
+many times at one place, broken TOML) of
 every level in ``levels/`` is either valid, and then runs 60 frames
 without a NaN, or rejected with one line per problem, naming the file.
 
@@ -245,13 +246,30 @@ def value_at(data: Any, path: tuple) -> Any:
     return data
 
 
+PILES = [20, 64, 100]
+"""Copies of a box set a pile mutation makes: 20 copies of one box are 190 overlapping pairs, 64 of one
+box 2016 (just past ``BOX_OVERLAPS``), 100 of a 55-box pyramid 272250."""
+
+
+def piled(data: dict[str, Any], k: int, copies: int) -> dict[str, Any]:
+    """``data`` with box set ``k`` made movable and copied ``copies`` times at its own place (each copy
+    inside the others): its boxes overlap in pairs as the square of the copies."""
+    if not isinstance(data["boxes"][k], dict):
+        return data
+    table = {**copy.deepcopy(data["boxes"][k]), "fixed": False}
+    copied = [{**copy.deepcopy(table), "name": f"pile{n}"} for n in range(copies)]
+    return {**data, "boxes": [*data["boxes"][:k], *copied, *data["boxes"][k + 1 :]]}
+
+
 @st.composite
 def mutations(draw: st.DrawFn, raw: dict[str, Any]) -> dict[str, Any]:
     """One to three mutations of a level's data."""
     data = copy.deepcopy(raw)
     for _ in range(draw(st.integers(1, 3))):
         paths = key_paths(data)
-        kind = draw(st.sampled_from(["replace", "number", "delete", "unknown", "kind", "hostile", "repeat"]))
+        kind = draw(
+            st.sampled_from(["replace", "number", "delete", "unknown", "kind", "hostile", "repeat", "pile"])
+        )
         if not paths or kind == "unknown":
             tables = [p for p in [(), *paths] if isinstance(value_at(data, p), dict)]
             table = value_at(data, draw(st.sampled_from(tables)))
@@ -272,6 +290,10 @@ def mutations(draw: st.DrawFn, raw: dict[str, Any]) -> dict[str, Any]:
             if bodies:
                 name = draw(st.sampled_from(bodies))
                 data[name] = [{**copy.deepcopy(data[name][0]), "name": f"copy{k}"} for k in range(100)]
+        elif kind == "pile":
+            if isinstance(data.get("boxes"), list) and data["boxes"]:
+                k = draw(st.integers(0, len(data["boxes"]) - 1))
+                data = piled(data, k, draw(st.sampled_from(PILES)))
         elif kind == "number":
             value = parent[path[-1]]
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -319,6 +341,27 @@ def test_mutated_levels_are_valid_or_rejected_line_by_line(path: Path) -> None:
             assert_reported(error, path)
 
     check()
+
+
+BOX_LEVELS = [path for path in LEVEL_FILES if raw_level(path).get("boxes")]
+
+
+@pytest.mark.parametrize("path", BOX_LEVELS, ids=lambda p: p.stem)
+def test_box_sets_piled_at_one_place_are_refused_in_one_located_line(path: Path) -> None:
+    raw = raw_level(path)
+    for k in range(len(raw["boxes"])):
+        for copies in (64, 100):
+            with pytest.raises(LevelError) as caught:
+                validate(piled(raw, k, copies), path)
+            assert_reported(caught.value, path)
+            lines = [str(problem) for problem in caught.value.problems]
+            # refused for the pile's overlaps, or first for its boxes in all (a large set copied)
+            assert any(
+                re.search(
+                    r"boxes\.\d+: expected at most \d+ (overlapping box pairs at the start|boxes in)", line
+                )
+                for line in lines
+            ), (k, copies, lines)
 
 
 @pytest.mark.parametrize("path", LEVEL_FILES, ids=lambda p: p.stem)
@@ -386,6 +429,7 @@ BEYOND_JSON_SCHEMA = {
     "one anchor per pinned point": r"expected one \[x, y\] per point",
     "pinned points lie on the sheet": r"expected a \[column, row\] inside the",
     "a sheet has two points or more": "expected at least 2 points in all",
+    "a creature starts inside the world's bounds": "expected a creature inside the world",
     "a sheet and its pins' anchors lie inside the world's bounds": (
         r"expected (a top-left point|a sheet|an anchor) inside the world's bounds"
     ),
@@ -414,6 +458,7 @@ BEYOND_JSON_SCHEMA = {
     ),
     "totals over all tables stay within the budgets": r"in the whole level, got \d+ \(counting up to",
     "nesting stays within the budget": "nested at most",
+    "boxes overlap in few pairs where the level puts them": "overlapping box pairs at the start",
     "a frame's work stays within the pass and grid budgets": (
         r"expected at most \d+ (thread projections|particle passes|box passes|grid tests) a frame"
     ),

@@ -22,7 +22,7 @@ import esper
 import pytest
 from support.cli import ROOT
 
-from weft.budgets import BOXES, NESTING, PARTICLES, SCRIPT_EVENTS, TEXTURE_SIDE
+from weft.budgets import BOX_OVERLAPS, BOXES, NESTING, PARTICLE_PASSES, PARTICLES, SCRIPT_EVENTS, TEXTURE_SIDE
 from weft.game.level import LevelError, load_level
 from weft.game.level.problems import Problem
 from weft.game.session import Session
@@ -255,6 +255,32 @@ def test_budgets_are_summed_over_tables(tmp_path: Path) -> None:
     assert f"expected at most {BOXES} boxes" in line and "boxes.1" in line
 
 
+def piled_pyramids(copies: int) -> str:
+    """A level of ``copies`` of pyramid.toml's 55-box pyramid, every one at the same place."""
+    table = "layout = 'pyramid'\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n"
+    return "[world.rigid]\nsubsteps = 2\n" + "".join(
+        f"[[boxes]]\nname = 'p{k}'\n{table}" for k in range(copies)
+    )
+
+
+def test_boxes_piled_inside_each_other_are_refused_at_the_table_that_passes_the_budget(
+    tmp_path: Path,
+) -> None:
+    level = tmp_path / "pile.toml"
+    level.write_text(piled_pyramids(100))  # 272250 pairs: 0.8 s a frame while they pushed apart
+    started = time.perf_counter()
+    for command in ("validate", "run"):
+        (line,) = refused(weft(command, str(level), *(["--frames", "1"] if command == "run" else [])))
+        # copy k overlaps the 55 × k boxes before it: past 2000 pairs at copy 9 (55 × 45 = 2475)
+        assert line == (
+            f"{level}: boxes.9: expected at most {BOX_OVERLAPS} overlapping box pairs at the start, got "
+            f"{55 * 45} (counting up to this table): boxes placed inside each other (line {3 + 9 * 6})"
+        )
+    assert time.perf_counter() - started < TIMEOUT
+    level.write_text(piled_pyramids(9))  # 1980 pairs: within the budget
+    assert load_level(level).model.boxes[8].name == "p8"
+
+
 @pytest.mark.parametrize(
     "table", ["[[boxes]]\ndensity = 5e-324", "[world.rigid]\ncontact_hertz = 5e-324\ndamping_ratio = 0.0"]
 )
@@ -309,6 +335,60 @@ def test_a_slider_or_script_set_beyond_the_range_is_clamped_and_a_wrong_one_repo
     session.apply({"type": "set", "key": "world.gravty", "value": 1})
     assert "did you mean 'gravity'" in session.message
     session.run(2)
+
+
+SHEET = "[world]\nsubsteps = 1\n[[cloth]]\ncols = 100\nrows = 100\nspacing = 5.0\norigin = [100, 700]\n"
+"""A 100 × 100 sheet at one substep: 10000 particles, so ``PARTICLE_PASSES`` allows 60 iterations."""
+
+
+def test_iterations_set_past_the_frame_budgets_are_clamped_to_the_most_they_allow(tmp_path: Path) -> None:
+    from weft.game.level.load import with_value
+
+    level_file = tmp_path / "level.toml"
+    level_file.write_text(SHEET)
+    level = load_level(level_file)
+    with pytest.raises(LevelError, match="particle passes a frame"):
+        with_value(level, ("world", "iterations"), 200)  # a level file or --set is refused...
+    changed, notes = with_value(level, ("world", "iterations"), 200, clamp=True)  # ...a tool is clamped
+    assert changed.model.world.iterations == PARTICLE_PASSES // 10000 == 60
+    assert notes == ["world.iterations: 200 clamped to 60, the most the level's budgets allow"]
+    changed, notes = with_value(level, ("world", "iterations"), 10**9, clamp=True)
+    assert changed.model.world.iterations == 60 and notes[0].endswith("clamped to 200")
+    changed, notes = with_value(level, ("world", "iterations"), 40, clamp=True)
+    assert changed.model.world.iterations == 40 and notes == []
+    session = Session(Simulation(level))
+    session.apply({"type": "set", "key": "world.iterations", "value": 200})
+    assert session.sim.settings.iterations == 60
+    assert "200 clamped to 60, the most the level's budgets allow" in session.message
+    session.run(1)
+
+
+def test_a_count_set_past_a_total_budget_is_clamped_and_a_rule_between_keys_still_refused(
+    tmp_path: Path,
+) -> None:
+    from weft.game.level.load import with_value
+
+    level_file = tmp_path / "level.toml"
+    level_file.write_text(
+        "[world]\nbounds = [0, 0, 8192, 8192]\n[world.rigid]\nsubsteps = 4\niterations = 1\n"
+        "[[boxes]]\nname = 'a'\nlayout = 'pyramid'\ncount = 100\nbase = [2000, 0]\n"
+        "[[boxes]]\nname = 'b'\nlayout = 'pyramid'\ncount = 10\nbase = [6000, 0]\n"
+    )
+    level = load_level(level_file)
+    with pytest.raises(LevelError, match=f"expected at most {BOXES} boxes"):
+        with_value(level, ("boxes", 1, "count"), 60)
+    changed, notes = with_value(level, ("boxes", 1, "count"), 60, clamp=True)
+    # the large pyramid's 5050 boxes leave room for a pyramid 43 wide (946 boxes) within BOXES
+    assert changed.model.boxes[1].count == 43 and 5050 + 946 <= BOXES < 5050 + 44 * 45 // 2
+    assert notes == ["boxes.1.count: 60 clamped to 43, the most the level's budgets allow"]
+    with pytest.raises(LevelError, match="expected a sheet inside the world"):
+        with_value(load_level(_written(tmp_path, SHEET)), ("cloth", 0, "cols"), 300, clamp=True)
+
+
+def _written(folder: Path, text: str) -> Path:
+    path = folder / "other.toml"
+    path.write_text(text)
+    return path
 
 
 def test_a_script_with_bad_events_is_refused_before_the_run(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from support.largest import write_largest
 
 from weft import budgets
 from weft.game.level import load_level
+from weft.game.level.box_check import box_overlaps
 from weft.game.level.frame_work import frame_work
 from weft.game.simulation import Simulation
 
@@ -27,6 +28,8 @@ def test_the_largest_level_is_valid_and_uses_every_budget(shape: str, tmp_path: 
     assert work.particle_passes <= budgets.PARTICLE_PASSES
     assert work.particle_passes > 0.98 * budgets.PARTICLE_PASSES
     assert work.box_passes > 0.9 * budgets.BOX_PASSES
+    overlapping, _ = box_overlaps(level.model)
+    assert 0.75 * budgets.BOX_OVERLAPS < overlapping <= budgets.BOX_OVERLAPS
     assert level.model.world.bounds == [0.0, 0.0, 8192.0, 8192.0]
     skins = sum((body.skin.grid[0] + 1) * (body.skin.grid[1] + 1) for body in level.model.skeleton)
     assert skins > 0.99 * budgets.SKIN_VERTICES

@@ -92,9 +92,9 @@ def test_sparse_and_dense_grids_list_the_same_pairs_in_the_same_order_and_sweep_
         swept = []
         for grid in (dense, sparse):
             pos, prev = points["pos"].copy(), points["prev"].copy()
-            stopped = sweep_fast_circles(
+            stopped, _ = sweep_fast_circles(
                 pos, prev, points["inv_mass"], points["radius"], points["kind"], grid["cell_of"], 0.0, 0.0,
-                cell, cols, rows, grid["start"], grid["order"], grid["keys"], grid["blocks"], 1.0,
+                cell, cols, rows, grid["start"], grid["order"], grid["keys"], grid["blocks"], 1.0, 10**9,
             )  # fmt: skip
             swept.append((stopped, pos, prev))
         assert swept[0][0] == swept[1][0] > 0

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from weft.components import (
     BallSet,
@@ -39,6 +40,8 @@ from weft.systems.cloth import build_cloth
 from weft.systems.skeletons import BoneSpec, build_skeleton
 from weft.systems.skin_mesh import MeshSpec
 from weft.systems.softbody import build_creature
+
+FloatArray = npt.NDArray[np.float64]
 
 CIRCLE_ITERATIONS = 2
 """Iterations of a level of circles without cloth that does not set them: contacts need few."""
@@ -196,8 +199,9 @@ def add_creature(stores: Stores, entity: int, table: Creature) -> SoftBody:
     )
 
 
-def add_boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
-    """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
+def box_layout(table: Boxes) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Where a ``[[boxes]]`` table puts its boxes: centres ``(n, 2)`` px, angles ``(n,)`` rad and
+    sizes ``(n, 2)`` px."""
     size = (table.size[0], table.size[1])
     base = (table.base[0], table.base[1])
     if table.layout == "stack":
@@ -207,10 +211,21 @@ def add_boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
     else:
         centers = np.array(table.positions, dtype=np.float64).reshape(-1, 2)
     count = len(centers)
-    angles = np.radians(table.angles_deg) if table.angles_deg else np.zeros(count)
-    sizes = np.array(table.sizes or [size] * count, dtype=np.float64).reshape(count, 2)
-    velocities = np.array(table.velocities or [table.velocity] * count, dtype=np.float64).reshape(count, 2)
-    spins = np.radians(table.spins) if table.spins else np.full(count, math.radians(table.spin))
+    listed = table.layout == "list"  # a box's own angle and size are for listed boxes alone
+    angles = np.radians(table.angles_deg) if listed and table.angles_deg else np.zeros(count)
+    each_size = table.sizes if listed and table.sizes else [size] * count
+    sizes = np.array(each_size, dtype=np.float64).reshape(count, 2)
+    return centers, angles, sizes
+
+
+def add_boxes(stores: Stores, entity: int, table: Boxes) -> BoxSet:
+    """The box set a ``[[boxes]]`` table describes, its boxes added to the stores."""
+    centers, angles, sizes = box_layout(table)
+    count = len(centers)
+    listed = table.layout == "list"
+    each_velocity = table.velocities if listed and table.velocities else [table.velocity] * count
+    velocities = np.array(each_velocity, dtype=np.float64).reshape(count, 2)
+    spins = np.radians(table.spins) if listed and table.spins else np.full(count, math.radians(table.spin))
     return build_boxes(
         stores,
         entity,

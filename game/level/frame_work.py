@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
 
 from weft.budgets import BOX_PASSES, GRID_WORK, PARTICLE_PASSES, THREAD_PASSES
 from weft.game.level.build import level_bodies, world_settings
-from weft.game.level.problems import KeyPath, Problem, find_line, origin_of
-from weft.game.level.schema import Level, box_count, cloth_threads
+from weft.game.level.problems import KeyPath, Problem, find_line, origin_of, value_at
+from weft.game.level.schema import Level, box_count, cloth_threads, field_at, number_range
 from weft.systems.softbody import LEGS
 
 
@@ -178,10 +181,18 @@ def frame_fits(model: Level) -> bool:
 def most_within_budgets(model: Level, key: str, low: int, high: int) -> int:
     """The largest value in ``[low, high]`` of the ``[world]`` integer ``key`` (``iterations``,
     ``substeps``) at which ``model``'s frame stays within the budgets, or ``low`` when none does: a
-    slider's top for this level. The work only grows with either, so a binary search finds it."""
+    slider's top for this level."""
+    return most_fitting(model, ("world", key), low, high)
+
+
+def most_fitting(model: Level, path: KeyPath, low: int, high: int) -> int:
+    """The largest value in ``[low, high]`` of the integer at ``path`` (``("world", "iterations")``,
+    ``("boxes", 2, "count")``) at which ``model``'s frame stays within the budgets, or ``low`` when
+    none does. The work only grows with such a count (more passes, particles, threads or boxes), so
+    a binary search finds it."""
 
     def fits(value: int) -> bool:
-        return frame_fits(model.model_copy(update={"world": model.world.model_copy(update={key: value})}))
+        return frame_fits(replaced(model, path, value))
 
     if fits(high):
         return high
@@ -192,3 +203,77 @@ def most_within_budgets(model: Level, key: str, low: int, high: int) -> int:
         else:
             high = middle - 1
     return low
+
+
+def replaced(node: Any, path: KeyPath, value: Any) -> Any:
+    """A copy of the model ``node`` with ``value`` at ``path`` (tables copied on the way, not validated:
+    what the budgets read is plain fields)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(head, int):
+        items = list(node)
+        items[head] = replaced(items[head], rest, value)
+        return items
+    return node.model_copy(update={head: replaced(getattr(node, head), rest, value)})
+
+
+BUDGET_REFUSAL = "in the whole level"
+"""What the refusal of a count past its budget says (``weft.budgets.too_big``): the refusals clamping
+down a count may mend."""
+
+
+def clamp_into_budgets(raw: dict[str, Any], path: KeyPath, before: Any = None) -> list[str]:
+    """Bring down, in place, the integer at ``path`` in level data ``raw`` (``world.iterations``, a
+    set's ``count``...) to the most at which the level stays within its budgets: the counts over all
+    tables (``PARTICLES``, ``BOXES``...) and a frame's work. One note when it changed
+    (``"world.iterations: 200 clamped to 60, the most the level's budgets allow"``).
+
+    ``before`` is the value the key had (valid then): the search goes no lower, since each count
+    only adds work as it grows, and below it other rules may refuse (``max_circles`` below the
+    level's circles). Nothing changes when the level is within its budgets, when ``path`` holds no
+    integer, when something other than a budget refuses it (a sheet past the walls), or when no value
+    fits: validation then says why. What a tool, slider or script sets at run time is clamped, never
+    raised at: into the schema's range first (``clamp_into_schema``), then this, as the panel's
+    sliders end where the budgets do."""
+    if not path:
+        return []
+    parent, last = value_at(raw, path[:-1]), path[-1]
+    given = value_at(raw, path)
+    if not isinstance(given, int) or isinstance(given, bool):
+        return []
+
+    def verdict(value: int) -> str:
+        """``"fits"``, ``"budget"`` (refused by a budget alone) or ``"refused"`` (by anything else)."""
+        parent[last] = value
+        try:
+            model = Level.model_validate(raw)
+        except ValidationError as error:
+            budget = all(BUDGET_REFUSAL in detail["msg"] for detail in error.errors())
+            return "budget" if budget else "refused"
+        finally:
+            parent[last] = given
+        return "fits" if frame_fits(model) else "budget"
+
+    if verdict(given) != "budget":
+        return []
+    if isinstance(before, int) and not isinstance(before, bool) and before < given:
+        low = before
+    else:
+        try:
+            bound, _ = number_range(field_at(".".join(str(part) for part in path)))
+        except KeyError:
+            return []
+        low = math.ceil(bound) if math.isfinite(bound) else min(0, given)
+    high = given - 1
+    if low > high or verdict(low) != "fits":
+        return []
+    while low < high:
+        middle = (low + high + 1) // 2
+        if verdict(middle) == "fits":
+            low = middle
+        else:
+            high = middle - 1
+    parent[last] = low
+    where = ".".join(str(part) for part in path)
+    return [f"{where}: {given!r} clamped to {low!r}, the most the level's budgets allow"]

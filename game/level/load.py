@@ -11,8 +11,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from weft.budgets import LEVEL_FILE_BYTES
+from weft.game.level.box_check import box_problems
 from weft.game.level.clamp import clamp_into_schema
-from weft.game.level.frame_work import frame_work_problems
+from weft.game.level.frame_work import clamp_into_budgets, frame_work_problems
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.nesting import TOO_DEEP, too_deep
 from weft.game.level.plugins import system_problems
@@ -23,6 +24,7 @@ from weft.game.level.problems import (
     file_label,
     origin_of,
     problems_from_validation,
+    value_at,
 )
 from weft.game.level.schema import Level
 from weft.game.level.skeleton_check import skeleton_problems
@@ -124,6 +126,7 @@ def validate(
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
     problems += frame_work_problems(model, label, text, overridden)
+    problems += box_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
@@ -138,8 +141,10 @@ def with_value(
 ) -> tuple[LoadedLevel, list[str]]:
     """A copy of ``level`` with one key changed, validated, and the notes of what was clamped.
 
-    With ``clamp`` a number outside the schema's range is brought to its nearest bound (a tool or
-    slider must never be refused for going too far). Raises ``LevelError`` for an invalid result,
+    With ``clamp`` a number outside the schema's range is brought to its nearest bound, and an
+    integer that takes the level past its budgets (``world.iterations`` on a large sheet, a set's
+    ``count``) down to the most they allow (``clamp_into_budgets``): a tool or slider must never be
+    refused for going too far. Raises ``LevelError`` for an invalid result,
     or with ``clamp`` for what clamping cannot mend.
     """
     raw = copy.deepcopy(level.raw)
@@ -153,6 +158,7 @@ def with_value(
         if deep is not None:
             raise LevelError([Problem(label, deep[:4], TOO_DEEP, note=RUNTIME)])
         notes = clamp_into_schema(raw, path)
+        notes += clamp_into_budgets(raw, path, value_at(level.raw, path))
     changed = validate(raw, level.source, overridden={**level.overridden, path: RUNTIME})
     changed.allow_import = level.allow_import
     return changed, notes

@@ -20,6 +20,23 @@ from pydantic import BaseModel, ValidationError
 
 KeyPath = tuple[str | int, ...]
 
+MISSING = object()
+"""What ``value_at`` gives where level data holds nothing."""
+
+
+def value_at(raw: Any, path: KeyPath) -> Any:
+    """The value at ``path`` in level data ``raw`` (tables and lists), or ``MISSING`` where there is none."""
+    node = raw
+    for part in path:
+        if isinstance(node, dict):
+            found = part in node
+        else:
+            found = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if not found:
+            return MISSING
+        node = node[part]
+    return node
+
 
 class AtKey(ValueError):
     """A validator's finding about a key below the one it validates (``path`` is relative)."""

@@ -84,6 +84,7 @@ try:
         box_manifold,
         box_memory,
         box_mouse,
+        box_overlaps,
         box_particles,
         box_sleep,
         box_softness,

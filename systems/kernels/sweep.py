@@ -32,6 +32,19 @@ def any_fast_circle(
 
 
 @numba.njit(cache=True)
+def hold_to_radius(
+    pos: npt.NDArray[np.float64], prev: npt.NDArray[np.float64], radius: npt.NDArray[np.float64], i: int
+) -> None:
+    """Move circle ``i`` back along its step to one radius from where it started: a speed limit
+    (Box2D's ``b2_maxTranslation``), so that a circle left unswept cannot pass through another."""
+    dx = pos[i, 0] - prev[i, 0]
+    dy = pos[i, 1] - prev[i, 1]
+    scale = radius[i] / math.sqrt(dx * dx + dy * dy)
+    pos[i, 0] = prev[i, 0] + dx * scale
+    pos[i, 1] = prev[i, 1] + dy * scale
+
+
+@numba.njit(cache=True)
 def sweep_fast_circles(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
@@ -49,8 +62,10 @@ def sweep_fast_circles(
     cell_key: npt.NDArray[np.int64],
     block_start: npt.NDArray[np.int64],
     max_radius: float,
-) -> int:
-    """Stop every circle that moved more than its radius this step at its first touch; return how many.
+    budget: int,
+) -> tuple[int, int]:
+    """Stop every circle that moved more than its radius this step at its first touch, within
+    ``budget`` pair tests; return how many stopped and how many pairs were tested.
 
     A circle i that moved from ``prev_i`` to ``pos_i`` is tested against
     every binned particle j near its path (within the largest radius plus
@@ -63,6 +78,19 @@ def sweep_fast_circles(
     none of it): an inelastic touch, so a circle never passes through
     another however fast it is. Verlet velocities are ``pos - prev``, so
     the new velocities are written through ``prev``.
+
+    The pairs a circle tests are counted before it is swept (the binned
+    particles in the cells its path spans): the first circle, in index
+    order, whose tests would take the total past ``budget`` ends the sweep.
+    It and the fast circles after it are held to their radius instead
+    (``hold_to_radius``): each moves one radius along its step, and the
+    contact pass meets it there. 50000 circles of 0.75 px at 2 substeps all
+    move more than their radius, and each tests the circles near its path:
+    unbounded, the sweep was 80 ms of a 150 ms frame. Left at full speed,
+    circles past the budget stayed fast (their deep overlaps, pushed apart
+    by position, came back as speed) and the sweep spent its whole budget
+    every substep after: 33 ms a frame where, unbounded, it had calmed them
+    for 1.2 ms.
     """
     longest2 = 0.0
     fast = 0
@@ -76,15 +104,21 @@ def sweep_fast_circles(
         if kind[k] == CIRCLE and step2 > radius[k] * radius[k]:
             fast += 1
     if fast == 0:
-        return 0
+        return 0, 0
     reach = max_radius + math.sqrt(longest2)
     stopped = 0
+    tests = 0
+    spent = False
+    slots = np.empty((rows, 2), dtype=np.int64)  # each row's run of ``order``, found once a circle
     for i in range(pos.shape[0]):
         if kind[i] != CIRCLE or inv_mass[i] == 0.0 or cell_of[i] < 0:
             continue
         dix = pos[i, 0] - prev[i, 0]
         diy = pos[i, 1] - prev[i, 1]
         if dix * dix + diy * diy <= radius[i] * radius[i]:
+            continue
+        if spent:
+            hold_to_radius(pos, prev, radius, i)
             continue
         span = radius[i] + reach
         x0 = min(prev[i, 0], pos[i, 0]) - span
@@ -95,11 +129,21 @@ def sweep_fast_circles(
         cx1 = min(max(int((x1 - left) / cell), 0), cols - 1)
         cy0 = min(max(int((y0 - bottom) / cell), 0), rows - 1)
         cy1 = min(max(int((y1 - bottom) / cell), 0), rows - 1)
+        candidates = 0
+        for cy in range(cy0, cy1 + 1):
+            low, high = row_slots(cy, cx0, cx1, cols, cell_key, block_start, cell_start)
+            slots[cy, 0] = low
+            slots[cy, 1] = high
+            candidates += high - low
+        if tests + candidates > budget:
+            spent = True  # out of tests: this circle and the fast ones after it are held to their radius
+            hold_to_radius(pos, prev, radius, i)
+            continue
+        tests += candidates
         first = 2.0
         hit = -1
         for cy in range(cy0, cy1 + 1):
-            low, high = row_slots(cy, cx0, cx1, cols, cell_key, block_start, cell_start)
-            for slot in range(low, high):
+            for slot in range(slots[cy, 0], slots[cy, 1]):
                 j = order[slot]
                 if j == i:
                     continue
@@ -151,4 +195,4 @@ def sweep_fast_circles(
             prev[j, 0] = pos[j, 0] - djx
             prev[j, 1] = pos[j, 1] - djy
         stopped += 1
-    return stopped
+    return stopped, tests

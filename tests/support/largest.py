@@ -5,7 +5,9 @@ their budgets, in the widest world the schema allows (8192² px) with the
 smallest circles (0.5 px): the level ``docs/levels.md`` measures the budgets
 against. Two shapes share the particle budget: ``"cloth"`` spends it on the
 sheet with the most threads (and circles fill the rest), ``"circles"`` on
-``max_circles`` circles (and the sheet takes what is left).
+``max_circles`` circles (and the sheet takes what is left). The boxes are a
+pyramid, a heap of crates and a pile of crates inside each other, overlapping
+in as many pairs as ``BOX_OVERLAPS`` allows.
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ def widest_sheet(particles: int, threads: int) -> int:
     while (side + 1) ** 2 <= particles and sheet_threads(side + 1, side + 1) <= threads:
         side += 1
     return side
+
+
+def most_piled() -> int:
+    """The most boxes at one place whose overlapping pairs (every two of them) stay within
+    ``BOX_OVERLAPS``: 63 boxes, 1953 pairs."""
+    piled = 1
+    while (piled + 1) * piled // 2 <= budgets.BOX_OVERLAPS:
+        piled += 1
+    return piled
 
 
 def skin_grids() -> list[tuple[int, int]]:
@@ -133,18 +144,17 @@ def largest_level(shape: str = "cloth", iterations: int = 5, substeps: int = 2) 
     solver_substeps = substeps * math.ceil(4 / substeps)
     rigid_iterations = max(1, budgets.BOX_PASSES // (budgets.BOXES * solver_substeps))
     box_total = min(budgets.BOXES, budgets.BOX_PASSES // (solver_substeps * rigid_iterations))
+    # the crates: a pile of boxes inside each other as large as BOX_OVERLAPS allows, and the rest in a heap
+    piled = most_piled()
     pyramid = 1
-    while (pyramid + 1) * (pyramid + 2) // 2 <= box_total:
+    while (pyramid + 1) * (pyramid + 2) // 2 <= box_total - piled:
         pyramid += 1
     rest = box_total - pyramid * (pyramid + 1) // 2
+    heap = [[4400.0 + 14.0 * (k % 60), 3014.0 + 14.0 * (k // 60)] for k in range(rest - piled)]
+    crates = [[4400.0, 3000.0]] * piled + heap
     boxes = [
         {"name": "pyramid", "layout": "pyramid", "count": pyramid, "size": [12.0, 12.0], "base": [2100.0, 0]},
-        {
-            "name": "crates",
-            "layout": "list",
-            "size": [10.0, 10.0],
-            "positions": [[4400.0 + 14.0 * (k % 60), 3000.0 + 14.0 * (k // 60)] for k in range(rest)],
-        },
+        {"name": "crates", "layout": "list", "size": [10.0, 10.0], "positions": crates},
     ]
     creatures = [
         {"name": f"blob{k}", "points": 64, "radius": 15.0, "center": [500.0 + 400.0 * k, 3000.0]}

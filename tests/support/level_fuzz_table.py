@@ -29,7 +29,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-KINDS = ["replace", "number", "delete", "unknown", "kind", "hostile", "repeat"]
+KINDS = ["replace", "number", "delete", "unknown", "kind", "hostile", "repeat", "pile"]
 BAD_VALUES: list[Any] = [
     "x",
     "",
@@ -123,6 +123,16 @@ def mutate(raw: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any]
             return None
         name = rng.choice(bodies)
         data[name] = [{**copy.deepcopy(data[name][0]), "name": f"copy{k}"} for k in range(100)]
+        return data
+    if kind == "pile":  # a box set made movable and copied 20 to 100 times at its own place
+        if not isinstance(data.get("boxes"), list) or not data["boxes"]:
+            return None
+        k = rng.randrange(len(data["boxes"]))
+        if not isinstance(data["boxes"][k], dict):
+            return None
+        table = {**data["boxes"][k], "fixed": False}
+        copies = [{**copy.deepcopy(table), "name": f"pile{n}"} for n in range(rng.choice([20, 64, 100]))]
+        data["boxes"][k : k + 1] = copies
         return data
     if kind == "number":
         paths = [
