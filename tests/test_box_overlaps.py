@@ -4,6 +4,10 @@ the exact test tells overlapping from touching and from corners that only look c
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +16,8 @@ from weft.game.level.box_check import box_overlaps
 from weft.game.level.schema import Level
 from weft.systems.box_build import pyramid_centers, stack_centers
 from weft.systems.kernels.box_overlaps import TOUCH, count_box_overlaps
+
+LEVELS = Path(__file__).resolve().parent.parent / "levels"
 
 
 def corners(center: np.ndarray, angle: float, half: np.ndarray) -> np.ndarray:
@@ -118,3 +124,24 @@ def test_copies_of_a_pyramid_at_one_place_overlap_as_the_square_of_the_copies() 
     total, closed = box_overlaps(level)
     assert total == 55 * 9 * 8 // 2 == 1980
     assert closed == [55 * k for k in range(9)]  # copy k overlaps each of the k before it
+
+
+def test_a_level_with_too_few_boxes_to_pass_the_budget_never_compiles_the_count(tmp_path) -> None:
+    # 63 boxes make at most 1953 pairs, within BOX_OVERLAPS: validation skips the count, so a first
+    # start does not compile its kernel (a fresh numba cache, in a process of its own)
+    script = (
+        "from pathlib import Path\n"
+        "from weft.game.level.load import load_level\n"
+        "from weft.systems.kernels.box_overlaps import count_box_overlaps\n"
+        f"load_level(Path({str(LEVELS / 'pyramid.toml')!r}))\n"
+        "print(len(count_box_overlaps.signatures))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert done.stdout.split()[-1] == "0"
