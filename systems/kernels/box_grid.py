@@ -190,13 +190,21 @@ def _pairs_of(
     count = 0
     own = cells[5][i]
     if own >= 0:
-        count += _pairs_in(i, own, True, pos, reach, moving, margin, cells, pair_a, pair_b, at)
-    if large_count:
-        large = large_cells[5][i]
-        where = large if large >= 0 else cell_at(pos[i, 0], pos[i, 1], large_cells)
         count += _pairs_in(
-            i, where, large >= 0, pos, reach, moving, margin, large_cells, pair_a, pair_b, at + count
-        )
+            i, own, True, pos, reach, moving, margin, cells[3], cells[4], cells[6], cells[7], pair_a, pair_b,
+            at,
+        )  # fmt: skip
+    if large_count:
+        left, bottom, cell, cols, rows, cell_of, cell_start, order = large_cells
+        where = cell_of[i]
+        if where < 0:  # an ordinary box: the cell it lies in, as the grid bins
+            cx = min(max(int((pos[i, 0] - left) / cell), 0), cols - 1)
+            cy = min(max(int((pos[i, 1] - bottom) / cell), 0), rows - 1)
+            where = cy * cols + cx
+        count += _pairs_in(
+            i, where, cell_of[i] >= 0, pos, reach, moving, margin, cols, rows, cell_start, order, pair_a,
+            pair_b, at + count,
+        )  # fmt: skip
     return count
 
 
@@ -209,14 +217,17 @@ def _pairs_in(
     reach: npt.NDArray[np.float64],
     moving: npt.NDArray[np.bool_],
     margin: npt.NDArray[np.float64],
-    grid: Grid,
+    cols: int,
+    rows: int,
+    cell_start: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
     pair_a: npt.NDArray[np.int64],
     pair_b: npt.NDArray[np.int64],
     at: int,
 ) -> int:
-    """Box ``i``'s pairs with the boxes of ``grid`` in the nine cells round cell ``c`` (only those
-    after it when ``after_only``), written ``(lower, higher)`` from row ``at`` on; how many."""
-    cols, rows, cell_start, order = grid[3], grid[4], grid[6], grid[7]
+    """Box ``i``'s pairs with the boxes of a grid of ``cols`` × ``rows`` cells in the nine cells round
+    cell ``c`` (only those after it when ``after_only``), written ``(lower, higher)`` from row ``at``
+    on; how many."""
     count = 0
     cx = c % cols
     cy = c // cols
@@ -232,15 +243,6 @@ def _pairs_in(
                     pair_b[at + count] = max(i, j)
                 count += 1
     return count
-
-
-@numba.njit(cache=True, **INNER)
-def cell_at(x: float, y: float, grid: Grid) -> int:
-    """The cell of ``grid`` that holds the point ``(x, y)`` (clamped to the grid, as it bins)."""
-    left, bottom, cell, cols, rows = grid[0], grid[1], grid[2], grid[3], grid[4]
-    cx = min(max(int((x - left) / cell), 0), cols - 1)
-    cy = min(max(int((y - bottom) / cell), 0), rows - 1)
-    return cy * cols + cx
 
 
 @numba.njit(cache=True, **INNER)
