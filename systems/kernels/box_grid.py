@@ -236,32 +236,20 @@ def _pairs_in(
             cell = ny * cols + nx
             for slot in range(cell_start[cell], cell_start[cell + 1]):
                 j = order[slot]
-                if (j <= i if after_only else j == i) or not _may_touch(i, j, pos, reach, moving, margin):
+                if (j <= i if after_only else j == i) or not (moving[i] or moving[j]):
+                    continue
+                # the test written here, not in a helper: one given arrays takes a reference to each
+                # every call (an atomic count), and this runs for every box in the nine cells
+                grow = margin[i] + margin[j]
+                if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
+                    continue
+                if abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow:
                     continue
                 if at + count < pair_a.shape[0]:
                     pair_a[at + count] = min(i, j)
                     pair_b[at + count] = max(i, j)
                 count += 1
     return count
-
-
-@numba.njit(cache=True, **INNER)
-def _may_touch(
-    i: int,
-    j: int,
-    pos: npt.NDArray[np.float64],
-    reach: npt.NDArray[np.float64],
-    moving: npt.NDArray[np.bool_],
-    margin: npt.NDArray[np.float64],
-) -> bool:
-    """Whether boxes ``i`` and ``j`` are a pair: one of them moving, and their bounding boxes grown by
-    both margins overlapping."""
-    if not (moving[i] or moving[j]):
-        return False
-    grow = margin[i] + margin[j]
-    if abs(pos[j, 0] - pos[i, 0]) > reach[i, 0] + reach[j, 0] + grow:
-        return False
-    return not abs(pos[j, 1] - pos[i, 1]) > reach[i, 1] + reach[j, 1] + grow
 
 
 @numba.njit(cache=True)
