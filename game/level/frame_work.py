@@ -12,6 +12,7 @@ them), and with every circle the pour tool may add.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,9 +192,12 @@ def most_fitting(model: Level, path: KeyPath, low: int, high: int) -> int:
     none does. The work only grows with such a count (more passes, particles, threads or boxes), so
     a binary search finds it."""
 
-    def fits(value: int) -> bool:
-        return frame_fits(replaced(model, path, value))
+    return largest_fitting(low, high, lambda value: frame_fits(replaced(model, path, value)))
 
+
+def largest_fitting(low: int, high: int, fits: Callable[[int], bool]) -> int:
+    """The largest value in ``[low, high]`` that ``fits``, or ``low`` when none does, for a test that
+    holds up to some value and fails past it (a count's work only grows): a binary search."""
     if fits(high):
         return high
     while low < high:
@@ -265,15 +269,9 @@ def clamp_into_budgets(raw: dict[str, Any], path: KeyPath, before: Any = None) -
         except KeyError:
             return []
         low = math.ceil(bound) if math.isfinite(bound) else min(0, given)
-    high = given - 1
-    if low > high or verdict(low) != "fits":
+    if low >= given or verdict(low) != "fits":
         return []
-    while low < high:
-        middle = (low + high + 1) // 2
-        if verdict(middle) == "fits":
-            low = middle
-        else:
-            high = middle - 1
+    low = largest_fitting(low, given - 1, lambda value: verdict(value) == "fits")
     parent[last] = low
     where = ".".join(str(part) for part in path)
     return [f"{where}: {given!r} clamped to {low!r}, the most the level's budgets allow"]

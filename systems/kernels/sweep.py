@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.grid import row_slots
+from weft.systems.kernels.jit import INNER
 
 CIRCLE = 1  # ParticleKind.CIRCLE
 
@@ -31,7 +32,7 @@ def any_fast_circle(
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def hold_to_radius(
     pos: npt.NDArray[np.float64], prev: npt.NDArray[np.float64], radius: npt.NDArray[np.float64], i: int
 ) -> None:
