@@ -217,7 +217,8 @@ def _run(args: argparse.Namespace) -> int:
         for k in progress.track(args.frames):
             session.advance()
             first_start.first_frame_done()
-            for note in session.settings_notes:  # a custom system's setting brought back into range
+            # a script's value clamped or refused, a custom system's setting brought back into range
+            for note in session.event_notes + session.settings_notes:
                 print(f"{Path(args.level).name}: frame {sim.frame}: {note}", file=sys.stderr)
             if strip is not None and (k + 1) % args.every == 0:
                 strip.add(f"frame {sim.frame}", pictures.capture())

@@ -65,6 +65,9 @@ class Session:
         back into range, for the HUD."""
         self.settings_notes: list[str] = []
         """What the last frame's custom systems left out of range and was brought back, once each."""
+        self.event_notes: list[str] = []
+        """What this tick's events said (a value clamped or refused), as the HUD shows it: ``run``
+        prints them."""
         self._queue: list[dict[str, Any]] = []
         self._script: deque[dict[str, Any]] = deque()
         self._step_once = False
@@ -82,6 +85,7 @@ class Session:
         while self._script and self._script[0]["frame"] <= self.tick:
             self.queue({k: v for k, v in self._script.popleft().items() if k != "frame"})
         events, self._queue = self._queue, []
+        self.event_notes = []
         for event in events:
             self.apply(event)
         stepped = not self.paused or self._step_once
@@ -127,9 +131,12 @@ class Session:
             self.sim.set(key, value, clamp=True)
         except LevelError as error:
             self.message = "; ".join(str(problem) for problem in error.problems)
+            self.event_notes.append(self.message)
             return False
         clamped = "; ".join(self.sim.clamped)
         self.message = f"{key}: clamped into what the level allows ({clamped})" if clamped else ""
+        if self.message:
+            self.event_notes.append(self.message)
         return True
 
     def choose_tool(self, name: str) -> None:

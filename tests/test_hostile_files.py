@@ -363,6 +363,26 @@ def test_iterations_set_past_the_frame_budgets_are_clamped_to_the_most_they_allo
     session.run(1)
 
 
+def test_run_says_on_stderr_what_a_script_set_past_the_budgets_was_clamped_to(tmp_path: Path) -> None:
+    level_file = tmp_path / "level.toml"
+    level_file.write_text(SHEET)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"frame": 1, "type": "set", "key": "world.iterations", "value": 200}]))
+    done = subprocess.run(
+        [sys.executable, "-m", "weft", "run", str(level_file), "--frames", "3", "--input", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "clamped" in line]
+    assert said == [  # the event at tick 1 comes before frame 2, the first stepped with the value
+        "level.toml: frame 2: world.iterations: clamped into what the level allows (world.iterations: 200 "
+        "clamped to 60, the most the level's budgets allow)"
+    ]
+
+
 def test_a_count_set_past_a_total_budget_is_clamped_and_a_rule_between_keys_still_refused(
     tmp_path: Path,
 ) -> None:
