@@ -289,24 +289,33 @@ class NearBoxes:
 
 @dataclass
 class Cells:
-    """A grid of box centres, counting-sorted by cell: ``cell`` px wide, ``cols`` × ``rows`` cells from
-    ``(left, bottom)``; ``cell_of`` each box's cell (-1 when not in this grid), ``cell_start`` the
-    prefix sums, ``order`` the boxes cell by cell."""
+    """A grid of box centres, counting-sorted by cell: a window of ``cols`` × ``rows`` cells, from
+    cell (``first_col``, ``first_row``) on, of a lattice of ``lattice_cols`` × ``lattice_rows`` cells
+    ``cell`` px wide from ``(left, bottom)`` over the level (``grid.lattice_window``: the cells from
+    the lowest to the highest that holds a box); ``cell_of`` each box's cell in the window (-1 when
+    not in this grid), ``cell_start`` the prefix sums, ``order`` the boxes cell by cell."""
 
     cell: float = 1.0
     left: float = 0.0
     bottom: float = 0.0
+    lattice_cols: int = 1
+    lattice_rows: int = 1
+    first_col: int = 0
+    first_row: int = 0
     cols: int = 1
     rows: int = 1
     cell_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     cell_start: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
     order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def for_kernels(self) -> tuple[float, float, float, int, int, np.ndarray, np.ndarray, np.ndarray]:
-        """``(left, bottom, cell, cols, rows, cell_of, cell_start, order)``, as the kernels take a grid
-        (``box_grid.Grid``)."""
-        sizes = (self.left, self.bottom, self.cell, self.cols, self.rows)
-        return (*sizes, self.cell_of, self.cell_start, self.order)
+    def for_kernels(
+        self,
+    ) -> tuple[float, float, float, int, int, int, int, int, int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(left, bottom, cell, lattice_cols, lattice_rows, first_col, first_row, cols, rows,
+        cell_of, cell_start, order)``, as the kernels take a grid (``box_grid.Grid``)."""
+        lattice = (self.left, self.bottom, self.cell, self.lattice_cols, self.lattice_rows)
+        window = (self.first_col, self.first_row, self.cols, self.rows)
+        return (*lattice, *window, self.cell_of, self.cell_start, self.order)
 
 
 @dataclass

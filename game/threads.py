@@ -38,6 +38,7 @@ from weft.systems.kernels.box_batches import SPLIT_FROM
 from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
+from weft.systems.kernels.grid import PARALLEL_PARTICLES
 from weft.systems.kernels.jit import THREADED_FROM
 
 KEPT_FRAMES = 15
@@ -108,8 +109,9 @@ def threaded(stores: Stores) -> bool:
     """Whether a kernel may split this scene's work across threads: a scene that runs the box
     kernels built for threads (``THREADED_FROM``) with many boxes, or many contact points (as many
     as manifolds at least, as pairs at most twice), or one with many distance constraints (a large
-    cloth, relaxed in two sides at once)."""
-    if stores.distances.count >= PARALLEL_DISTANCES:
+    cloth, relaxed in two sides at once), or many particles binned (their pairs searched in two
+    halves at once, ``broadphase.splits_pair_search``: as many as last frame binned)."""
+    if stores.distances.count >= PARALLEL_DISTANCES or stores.broadphase.count >= PARALLEL_PARTICLES:
         return True
     many_points = stores.contacts.count >= min(SPLIT_FROM, 2 * PARALLEL_PAIRS)
     boxes = stores.rigid.count

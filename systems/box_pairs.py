@@ -13,7 +13,7 @@ from weft.components import BoxGrid, RigidStore
 from weft.components.rigid import Cells
 from weft.systems.kernels.box_grid import box_pairs
 from weft.systems.kernels.box_sleep import wake_touched
-from weft.systems.kernels.grid import bin_points
+from weft.systems.kernels.grid import bin_points, lattice_window
 from weft.systems.kernels.jit import for_boxes
 
 IntArray = npt.NDArray[np.int64]
@@ -46,21 +46,29 @@ def _bin(
     bounds: tuple[float, float, float, float],
     reach: float,
 ) -> None:
-    """The ``binned`` box centres into ``cells`` at least ``reach`` px wide over ``bounds``."""
+    """The ``binned`` box centres into ``cells`` at least ``reach`` px wide over ``bounds`` (the
+    window of them that holds a box)."""
     n = store.count
     left, bottom, right, top = bounds
-    cols = max(1, min(4096, math.ceil((right - left) / reach)))
-    rows = max(1, min(4096, math.ceil((top - bottom) / reach)))
-    cell = max(reach, (right - left) / cols, (top - bottom) / rows)
-    if len(cells.cell_start) != cols * rows + 1:
-        cells.cell_start = np.zeros(cols * rows + 1, dtype=np.int64)
+    lattice_cols = max(1, min(4096, math.ceil((right - left) / reach)))
+    lattice_rows = max(1, min(4096, math.ceil((top - bottom) / reach)))
+    cell = max(reach, (right - left) / lattice_cols, (top - bottom) / lattice_rows)
+    pos = store.pos[:n]
+    first_col, first_row, cols, rows = lattice_window(
+        pos, binned, left, bottom, cell, lattice_cols, lattice_rows
+    )
+    if len(cells.cell_start) < cols * rows + 1:
+        cells.cell_start = np.zeros(max(cols * rows + 1, 2 * len(cells.cell_start)), dtype=np.int64)
     if len(cells.order) < n:
         cells.order = np.zeros(len(store.pos), dtype=np.int64)
         cells.cell_of = np.zeros(len(store.pos), dtype=np.int64)
-    cells.cell, cells.left, cells.bottom, cells.cols, cells.rows = cell, left, bottom, cols, rows
+    cells.cell, cells.left, cells.bottom = cell, left, bottom
+    cells.lattice_cols, cells.lattice_rows = lattice_cols, lattice_rows
+    cells.first_col, cells.first_row, cells.cols, cells.rows = first_col, first_row, cols, rows
     bin_points(
-        store.pos[:n], binned, left, bottom, cell, cols, rows, cells.cell_of, cells.cell_start, cells.order
-    )
+        pos, binned, left, bottom, cell, first_col, first_row, cols, rows, cells.cell_of,
+        cells.cell_start[: cols * rows + 1], cells.order,
+    )  # fmt: skip
 
 
 def list_pairs(grid: BoxGrid, store: RigidStore, moving: np.ndarray, margin: np.ndarray) -> None:

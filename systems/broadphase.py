@@ -8,7 +8,15 @@ import numpy as np
 
 from weft.components import Broadphase, ParticleStore
 from weft.systems import world
-from weft.systems.kernels.grid import BLOCK, bin_points, bin_points_sparse, find_pairs, index_blocks
+from weft.systems.kernels.grid import (
+    BLOCK,
+    PARALLEL_PARTICLES,
+    bin_points,
+    bin_points_sparse,
+    find_pairs,
+    index_blocks,
+)
+from weft.systems.kernels.jit import one_thread
 from weft.systems.kernels.measure import longest_move
 from weft.systems.kernels.sweep import any_fast_circle
 from weft.systems.schedule import Step, System
@@ -87,6 +95,8 @@ def bin_grid(
         left,
         bottom,
         cell,
+        0,
+        0,
         cols,
         rows,
         broadphase.cell_of[:n],
@@ -98,8 +108,9 @@ def bin_grid(
 def list_pairs(broadphase: Broadphase, particles: ParticleStore) -> None:
     """List every pair whose gap is under the margin, from the grid, and remember where everything was."""
     n = particles.count
+    find = find_pairs if splits_pair_search(broadphase) else one_thread(find_pairs)
     while True:
-        found = find_pairs(
+        found = find(
             particles.pos[:n],
             particles.radius[:n],
             particles.kind[:n],
@@ -122,6 +133,12 @@ def list_pairs(broadphase: Broadphase, particles: ParticleStore) -> None:
     broadphase.pair_count = found
     broadphase.listed_at = particles.pos[:n].copy()
     broadphase.listed_margin = broadphase.margin
+
+
+def splits_pair_search(broadphase: Broadphase) -> bool:
+    """Whether the pair search runs on numba's threads: from ``PARALLEL_PARTICLES`` particles binned
+    (fewer run its one-thread twin, which never starts them)."""
+    return broadphase.count >= PARALLEL_PARTICLES
 
 
 def pairs_are_stale(broadphase: Broadphase, particles: ParticleStore) -> bool:

@@ -26,6 +26,7 @@ from weft.systems.kernels.distance_sides import balanced_split, sides_hold, spli
 from weft.systems.kernels.force_fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, bin_points_sparse, find_pairs, index_blocks
 from weft.systems.kernels.inside_walls import all_inside_walls
+from weft.systems.kernels.jit import one_thread
 from weft.systems.kernels.measure import deepest_overlap, farthest_particle_move, longest_move
 from weft.systems.kernels.pins import place_pins
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, set_spin
@@ -87,10 +88,10 @@ def warm_kernels() -> None:
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)
-    bin_points(pos, np.ones(2, dtype=np.bool_), -100.0, -100.0, 100.0, 2, 2, cell_of, cell_start, order)
+    bin_points(pos, np.ones(2, dtype=np.bool_), -100.0, -100.0, 100.0, 0, 0, 2, 2, cell_of, cell_start, order)
     pair_i = np.zeros(4, dtype=np.uint32)
     pair_j = np.zeros(4, dtype=np.uint32)
-    find_pairs(
+    one_thread(find_pairs)(
         pos,
         radius,
         kind,

@@ -57,12 +57,13 @@ def test_platforms_among_many_pebbles_have_a_grid_of_their_own_and_the_pebbles_c
     bin_grid(grid, store, (0.0, 0.0, SIDE, SIDE), 2.0 * store.ordinary_half, 2.0 * store.max_half)
     assert grid.cells.cell < 10.0  # not the platforms' 400 px: every pebble would meet every other
     assert grid.large_cells.cell >= 2.0 * store.max_half
-    assert sorted(grid.large_cells.order[: int(grid.large_cells.cell_start[-1])]) == [
+    large = grid.large_cells
+    assert sorted(large.order[: int(large.cell_start[large.cols * large.rows])]) == [
         half,
         half + 1,
         half + 2,
     ]
-    assert int(grid.cells.cell_start[-1]) == LARGE_FROM
+    assert int(grid.cells.cell_start[grid.cells.cols * grid.cells.rows]) == LARGE_FROM
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.box_grid import Grid, extent
+from weft.systems.kernels.box_grid import Grid, extent, window_cell
 from weft.systems.kernels.box_sleep import wake_island
 from weft.systems.kernels.jit import INNER
 
@@ -61,12 +61,9 @@ def list_near_boxes(
         # each (an atomic count), once a particle and grid (24 ms a frame for 50000 particles)
         for g in range(grids):
             grid = large_cells if g else cells
-            left, bottom, cell, cols, rows = grid[0], grid[1], grid[2], grid[3], grid[4]
-            cell_start, order = grid[6], grid[7]
-            cx0 = min(max(int((x0 - left) / cell), 0), cols - 1)
-            cx1 = min(max(int((x1 - left) / cell), 0), cols - 1)
-            cy0 = min(max(int((y0 - bottom) / cell), 0), rows - 1)
-            cy1 = min(max(int((y1 - bottom) / cell), 0), rows - 1)
+            cols, rows, cell_start, order = grid[7], grid[8], grid[10], grid[11]
+            cx0, cy0 = window_cell(x0, y0, grid[:7])
+            cx1, cy1 = window_cell(x1, y1, grid[:7])
             for ny in range(max(cy0 - 1, 0), min(cy1 + 2, rows)):
                 for nx in range(max(cx0 - 1, 0), min(cx1 + 2, cols)):
                     n = ny * cols + nx

@@ -7,6 +7,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER, kernel_with_threads
+
 CIRCLE = 1  # ParticleKind.CIRCLE
 RING = 2  # ParticleKind.RING
 
@@ -18,6 +20,8 @@ def bin_points(
     left: float,
     bottom: float,
     cell: float,
+    first_col: int,
+    first_row: int,
     cols: int,
     rows: int,
     cell_of: npt.NDArray[np.int64],
@@ -26,10 +30,14 @@ def bin_points(
 ) -> int:
     """Counting-sort the collidable points (particles, box centres) by grid cell; return how many.
 
-    ``cell_of[k]`` gets point k's cell (row-major, clamped to the grid, -1
-    when not collidable); ``cell_start`` ``(cols * rows + 1,)`` the prefix sums;
-    ``order`` the point indices cell by cell, ascending within a cell, so
-    the result depends on positions only, never on earlier frames.
+    The grid is ``cols`` × ``rows`` cells of a lattice of cells ``cell`` px
+    wide from ``(left, bottom)``, from lattice cell (``first_col``,
+    ``first_row``) on (0, 0: the grid is the whole lattice; else a window of
+    it, ``lattice_window``). ``cell_of[k]`` gets point k's cell (row-major,
+    clamped to the grid, -1 when not collidable); ``cell_start``
+    ``(cols * rows + 1,)`` the prefix sums; ``order`` the point indices cell
+    by cell, ascending within a cell, so the result depends on positions
+    only, never on earlier frames.
     """
     cells = cols * rows
     cell_start[:] = 0
@@ -37,8 +45,8 @@ def bin_points(
         if not collidable[k]:
             cell_of[k] = -1
             continue
-        cx = int((pos[k, 0] - left) / cell)
-        cy = int((pos[k, 1] - bottom) / cell)
+        cx = int((pos[k, 0] - left) / cell) - first_col
+        cy = int((pos[k, 1] - bottom) / cell) - first_row
         cx = min(max(cx, 0), cols - 1)
         cy = min(max(cy, 0), rows - 1)
         c = cy * cols + cx
@@ -53,6 +61,39 @@ def bin_points(
             order[fill[c]] = k
             fill[c] += 1
     return cell_start[cells]
+
+
+@numba.njit(cache=True)
+def lattice_window(
+    pos: npt.NDArray[np.float64],
+    binned: npt.NDArray[np.bool_],
+    left: float,
+    bottom: float,
+    cell: float,
+    lattice_cols: int,
+    lattice_rows: int,
+) -> tuple[int, int, int, int]:
+    """The smallest window of a lattice of ``lattice_cols`` × ``lattice_rows`` cells ``cell`` px wide
+    from ``(left, bottom)`` that holds every ``binned`` point (clamped to the lattice, as
+    ``bin_points`` clamps): ``(first_col, first_row, cols, rows)``, one cell when none is binned.
+
+    The boxes' grid bins over this window only: clearing and summing every
+    cell of the level's lattice cost 0.8 ms a binning for 4000 boxes in an
+    8192² px world (530 000 cells, six times a frame), and the particles
+    looking in it took 1.8 ms a substep, now 1.1. Cells keep their place in
+    the lattice, so the points are sorted, and met, in the same order.
+    """
+    c0, r0, c1, r1 = lattice_cols, lattice_rows, -1, -1
+    for k in range(pos.shape[0]):
+        if not binned[k]:
+            continue
+        cx = min(max(int((pos[k, 0] - left) / cell), 0), lattice_cols - 1)
+        cy = min(max(int((pos[k, 1] - bottom) / cell), 0), lattice_rows - 1)
+        c0, c1 = min(c0, cx), max(c1, cx)
+        r0, r1 = min(r0, cy), max(r1, cy)
+    if c1 < 0:
+        return 0, 0, 1, 1
+    return c0, r0, c1 - c0 + 1, r1 - r0 + 1
 
 
 SOLVE_ORDER_BUCKETS = 6
@@ -190,7 +231,12 @@ def row_slots(
     return int(cell_start[a]), int(cell_start[b])
 
 
-@numba.njit(cache=True)
+PARALLEL_PARTICLES = 20_000
+"""Particles binned from which the pair search runs in two halves at once on numba's threads (fewer:
+starting them costs more than half the search)."""
+
+
+@kernel_with_threads
 def find_pairs(
     pos: npt.NDArray[np.float64],
     radius: npt.NDArray[np.float64],
@@ -228,17 +274,97 @@ def find_pairs(
     list. ``found_i``, ``found_j`` and ``bucket`` are scratch
     buffers as long as the outputs. When the buffers are too small the
     count is still returned: grow them and call again.
+
+    From ``PARALLEL_PARTICLES`` binned particles the cells are searched in
+    two halves at once (the second's pairs into buffers of its own), and
+    each run takes the first half's pairs, then the second's: the list
+    comes out as one search over every cell makes it.
     """
-    count = 0
     capacity = pair_i.shape[0]
-    sizes = np.zeros(SOLVE_ORDER_BUCKETS + 1, dtype=np.int64)
+    if capacity == 0:  # every candidate is written to a row (the last, once they are full)
+        found_i, found_j = np.empty(1, found_i.dtype), np.empty(1, found_j.dtype)
+        bucket = np.empty(1, bucket.dtype)
+    cells = cell_key.shape[0] if cell_key.shape[0] > 0 else cols * rows
+    binned = cell_start[cells]
+    sizes = np.zeros((2, SOLVE_ORDER_BUCKETS + 1), dtype=np.int64)
+    counts = np.zeros(2, dtype=np.int64)
+    if binned < PARALLEL_PARTICLES:
+        counts[0] = _pairs_in_cells(
+            0, cells, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key, margin, found_i,
+            found_j, bucket, sizes[0],
+        )  # fmt: skip
+        second_i, second_j, second_bucket = found_i[:0], found_j[:0], bucket[:0]
+    else:
+        middle = np.searchsorted(cell_start[: cells + 1], binned // 2)
+        second_i = np.empty_like(found_i)
+        second_j = np.empty_like(found_j)
+        second_bucket = np.empty_like(bucket)
+        for part in numba.prange(2):
+            if part:
+                counts[1] = _pairs_in_cells(
+                    middle, cells, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key,
+                    margin, second_i, second_j, second_bucket, sizes[1],
+                )  # fmt: skip
+            else:
+                counts[0] = _pairs_in_cells(
+                    0, middle, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key, margin,
+                    found_i, found_j, bucket, sizes[0],
+                )  # fmt: skip
+    count = counts[0] + counts[1]
+    if count > capacity:
+        return count
+    # each run: the first half's pairs, then the second's
+    at = 0
+    for run in range(SOLVE_ORDER_BUCKETS):
+        for half in range(2):
+            size = sizes[half, run + 1]
+            sizes[half, run + 1] = at
+            at += size
+    for p in range(counts[0]):
+        slot = sizes[0, bucket[p] + 1]
+        pair_i[slot] = found_i[p]
+        pair_j[slot] = found_j[p]
+        sizes[0, bucket[p] + 1] += 1
+    for p in range(counts[1]):
+        slot = sizes[1, second_bucket[p] + 1]
+        pair_i[slot] = second_i[p]
+        pair_j[slot] = second_j[p]
+        sizes[1, second_bucket[p] + 1] += 1
+    return count
+
+
+@numba.njit(cache=True, **INNER)
+def _pairs_in_cells(
+    first: int,
+    last: int,
+    pos: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+    owner: npt.NDArray[np.int64],
+    cols: int,
+    rows: int,
+    cell_start: npt.NDArray[np.uint32],
+    order: npt.NDArray[np.uint32],
+    cell_key: npt.NDArray[np.int64],
+    margin: float,
+    found_i: npt.NDArray[np.uint32],
+    found_j: npt.NDArray[np.uint32],
+    bucket: npt.NDArray[np.uint8],
+    sizes: npt.NDArray[np.int64],
+) -> int:
+    """``find_pairs``'s search over cells ``first`` to ``last`` (of ``cell_key`` when sparse): the
+    pairs in the order found, each with its run in ``bucket`` (as far as the buffers go), and how many
+    each run has in ``sizes[run + 1]``; returns how many there are."""
+    count = 0
+    capacity = found_i.shape[0]
     sparse = cell_key.shape[0] > 0
     cells = cell_key.shape[0] if sparse else cols * rows
     lows = np.zeros(5, dtype=np.int64)  # each neighbour's run of ``order``, and its solving run
     highs = np.zeros(5, dtype=np.int64)
     runs = np.zeros(5, dtype=np.int64)
-    ahead = np.zeros(5, dtype=np.int64)  # sparse: each neighbour's place in cell_key, only ever forward
-    for s in range(cells):
+    # sparse: each neighbour's place in cell_key, only ever forward (a neighbour lies after the cell)
+    ahead = np.full(5, first, dtype=np.int64)
+    for s in range(first, last):
         if cell_start[s] == cell_start[s + 1]:
             continue
         c = cell_key[s] if sparse else s
@@ -286,20 +412,14 @@ def find_pairs(
                     reach = a_reach + radius[b]
                     dx = ax - pos[b, 0]
                     dy = ay - pos[b, 1]
-                    if dx * dx + dy * dy < reach * reach:
-                        if count < capacity:
-                            found_i[count] = a
-                            found_j[count] = b
-                            bucket[count] = run
-                        sizes[run + 1] += 1
-                        count += 1
-    if count > capacity:
-        return count
-    for run in range(SOLVE_ORDER_BUCKETS):
-        sizes[run + 1] += sizes[run]
-    for p in range(count):
-        slot = sizes[bucket[p]]
-        pair_i[slot] = found_i[p]
-        pair_j[slot] = found_j[p]
-        sizes[bucket[p]] += 1
+                    # written without a branch on the hit (every candidate written, the count moved
+                    # on by a hit): about half the candidates hit, and mispredicting that test cost
+                    # a fifth of the search
+                    hit = dx * dx + dy * dy < reach * reach
+                    row = min(count, capacity - 1)
+                    found_i[row] = a
+                    found_j[row] = b
+                    bucket[row] = run
+                    sizes[run + 1] += hit
+                    count += hit
     return count
