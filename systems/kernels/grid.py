@@ -320,16 +320,15 @@ def find_pairs(
             size = sizes[half, run + 1]
             sizes[half, run + 1] = at
             at += size
-    for p in range(counts[0]):
-        slot = sizes[0, bucket[p] + 1]
-        pair_i[slot] = found_i[p]
-        pair_j[slot] = found_j[p]
-        sizes[0, bucket[p] + 1] += 1
-    for p in range(counts[1]):
-        slot = sizes[1, second_bucket[p] + 1]
-        pair_i[slot] = second_i[p]
-        pair_j[slot] = second_j[p]
-        sizes[1, second_bucket[p] + 1] += 1
+    for half in range(2):
+        half_i = second_i if half else found_i
+        half_j = second_j if half else found_j
+        half_bucket = second_bucket if half else bucket
+        for p in range(counts[half]):
+            slot = sizes[half, half_bucket[p] + 1]
+            pair_i[slot] = half_i[p]
+            pair_j[slot] = half_j[p]
+            sizes[half, half_bucket[p] + 1] += 1
     return count
 
 
