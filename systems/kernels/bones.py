@@ -138,6 +138,8 @@ def pose_from_particles(
         turns[k] = min(max(wrap_angle(now - then), turn_low[k]), turn_high[k])
     local_from_angles(bind_local, turns, local)
     for k in range(parent.shape[0]):
-        if parent[k] < 0:
-            local[k, :, :] = out[k]
+        if parent[k] < 0:  # element by element: a slice assignment compiles numba's error strings (5 s)
+            for r in range(2):
+                for c in range(3):
+                    local[k, r, c] = out[k, r, c]
     pose_from_local(parent, local, out)

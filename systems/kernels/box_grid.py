@@ -172,7 +172,9 @@ def box_pairs(
         reach[i, 0], reach[i, 1] = extent(turn[i, 0], turn[i, 1], half[i, 0], half[i, 1])
     capacity = pair_a.shape[0]
     if n < PARALLEL_BOXES:
-        return _pairs_of(0, n, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b)
+        return _pairs_of(
+            np.int64(0), n, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b
+        )
     middle = n // 2
     second_a = np.empty(capacity, dtype=np.int64)
     second_b = np.empty(capacity, dtype=np.int64)
@@ -184,12 +186,13 @@ def box_pairs(
             )
         else:
             counts[0] = _pairs_of(
-                0, middle, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b
+                np.int64(0), middle, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b
             )
     count = counts[0] + counts[1]
-    if count <= capacity:
-        pair_a[counts[0] : count] = second_a[: counts[1]]
-        pair_b[counts[0] : count] = second_b[: counts[1]]
+    if count <= capacity:  # element by element: a slice assignment compiles numba's error strings (4 s)
+        for k in range(counts[1]):
+            pair_a[counts[0] + k] = second_a[k]
+            pair_b[counts[0] + k] = second_b[k]
     return count
 
 

@@ -130,7 +130,7 @@ def box_box(
         ref_face = 1 if vx * along_x + vy * along_y > 0.0 else 3
     nx, ny, tx, ty, side, depth = _face(ref_face, rc, r_s, rhx, rhy)
     # the incident face: the other box's face most opposed to the reference normal
-    inc_face = 0
+    inc_face = numba.int64(0)  # not the constant 0, which numba compiles _face for apart (a Literal)
     lowest = math.inf
     for face in range(4):
         fx, fy, _, _, _, _ = _face(face, ic, i_s, ihx, ihy)
