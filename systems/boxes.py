@@ -14,6 +14,7 @@ from weft.components.growth import grow
 from weft.components.tools import NOTHING
 from weft.systems import world
 from weft.systems.box_pairs import list_pairs_with_skin
+from weft.systems.first_start import compile_step_apart
 from weft.systems.kernels.box_batches import CAPACITY
 from weft.systems.kernels.box_contacts import MANIFOLD_COLUMNS, table_size
 from weft.systems.kernels.box_memory import plan_sizes, work_sizes
@@ -148,6 +149,7 @@ class BoxStepSystem(System):
         grid, contacts = stores.box_grid, stores.contacts
         fresh_pairs = False
         step_kernel = for_boxes(step_boxes, n)
+        compile_step_apart(step_kernel)  # a first start: the solver compiles in a second process
         # the threads this frame runs on (Physics.step sets them; a small scene's twin runs on one
         # and never asks numba, which would start its thread pool)
         threads = numba.get_num_threads() if n >= THREADED_FROM else 1

@@ -153,6 +153,7 @@ def test_the_wheel_holds_only_the_weft_package_with_every_level_texture_tiled_fi
         assert f"weft/levels/{level.as_posix()}" in names
     for data in ("level.schema.json", "tiled/weft.tiled-project", "textures/dawn.png", "textures/doll.png"):
         assert f"weft/levels/{data}" in names
+    assert "weft/systems/first_start.txt" in names  # the first start's record of box kernels
     assert f"{info}/licenses/LICENSE" in names
     assert not [name for name in names if name.startswith(("weft/tests/", "weft/docs/", "weft/examples/"))]
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
