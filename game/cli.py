@@ -185,7 +185,7 @@ def _has_display() -> bool:
 def _run(args: argparse.Namespace) -> int:
     from weft.game.progress import Progress
     from weft.game.session import Session
-    from weft.game.warmup import FirstStart
+    from weft.game.warmup import FirstStart, compile_level_apart
 
     outputs = _outputs(args)
     problems = [problem for path, option, kind in outputs if (problem := output_problem(path, option, kind))]
@@ -199,6 +199,7 @@ def _run(args: argparse.Namespace) -> int:
         print("\n".join(script_lines), file=sys.stderr)
         return USER_ERROR
     first_start = FirstStart(Path(args.level), sys.stderr)  # a cold cache compiles: say so
+    compile_level_apart(Path(args.level), args.set)  # on both cores, when cold
     sim = Simulation(level)
     session = Session(sim)
     session.follow(script)

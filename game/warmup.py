@@ -31,6 +31,7 @@ from typing import TextIO
 
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
+from weft.systems.first_start import compile_apart
 from weft.systems.kernels import READY_MARK
 
 WARM_FRAMES = 2
@@ -67,6 +68,7 @@ def prepare_physics(
     for done, path in enumerate(levels):
         if report is not None:
             report(done, len(levels), path.name)
+        compile_level_apart(path, overrides)
         sim = Simulation.load(path, overrides, allow_import)
         try:
             sim.step(WARM_FRAMES)
@@ -78,6 +80,14 @@ def prepare_physics(
         with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
             READY_MARK.write_text("every shipped level stepped with these kernels\n")
     return time.perf_counter() - started
+
+
+def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
+    """A shipped level's kernels compiled in two processes when they are not cached yet (its plan in
+    ``systems/first_start.txt``; ``compile_apart``). Not for a level changed by ``overrides``, whose
+    kernels may differ: its box step still has its own plan."""
+    if not overrides and path.resolve().parent == LEVELS_DIR.resolve():
+        compile_apart(f"level {path.name}")
 
 
 def report_to(stream: TextIO) -> Callable[[int, int, str], None]:

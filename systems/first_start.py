@@ -1,23 +1,26 @@
-"""A first start's box kernels compiled in two processes at once: the solver in a second one.
+"""A first start's kernels compiled in two processes at once, on both cores.
 
-With numba's cache empty, the first box step compiles ``step_boxes`` and
-every kernel it calls, one after the other: 40 s of the 55-box pyramid's
-50 s cold ``run`` here, the solver (``solve_boxes``) alone 27 s. numba
-compiles a kernel's callees while it types the kernel (it needs their
-return types), so nothing splits that work inside one process, and it
-holds the interpreter throughout. But a callee another process has
-compiled and cached loads in milliseconds when its caller compiles.
+With numba's cache empty, a level's first frame compiles every kernel it
+calls, one after the other, holding the interpreter: 50 s for the 55-box
+pyramid here, 40 s of it the box step (``step_boxes``) with all it calls,
+the solver (``solve_boxes``) alone 27 s. numba compiles a kernel's callees
+while it types the kernel (it needs their return types), so nothing splits
+that work inside one process. But a kernel another process has compiled
+and cached loads in milliseconds when its caller compiles.
 
-So on the first box step of a build (``for_boxes``: the one-thread twin or
-the build for threads) whose step is not cached yet, a second process
-compiles the solver (``python -m weft.systems.first_start BUILD``) while
-this one compiles every other box kernel of the step, then waits for it:
-the step then compiles with both loaded. Which kernels, and for which
-argument types, is read off a cold compile of the pyramid levels and kept
-in ``first_start.txt`` (``python tests/first_start.py --write``;
-``tests/test_first_start.py`` fails when it no longer matches what the
-step compiles). A stale or failed second process only costs the time it
-took: this one then compiles what is missing, as before.
+So when a plan's kernels are not cached yet, a second process
+(``python -m weft.systems.first_start PLAN``) compiles part of them while
+this one compiles the rest, and this one then compiles what needs both
+(the box step, over the solver the second process made). The plans are
+read off cold compiles of the shipped levels and kept in
+``first_start.txt`` (``python tests/first_start.py --write``;
+``tests/test_first_start.py`` fails when one no longer matches what the
+levels compile): one for each build of the box step (``for_boxes``),
+which the boxes system runs before its first step in any scene, and one
+for each shipped level that takes long, which ``run`` and ``warmup`` run
+before its first frame. A stale plan or a failed second process costs
+only the time it took: the frame then compiles what is missing, as
+before.
 
 Off when there is one core to compile on, when ``WEFT_COMPILE_APART=0``,
 and in the second process itself.
@@ -39,9 +42,11 @@ from numba.core import types
 from weft.systems.kernels.jit import one_thread
 
 RECORD = Path(__file__).with_name("first_start.txt")
-"""The box kernels a cold box step compiles, by build: ``build, role, module, name, signature`` a line
-(tab-separated), callees before their callers; roles ``step`` (the build's ``step_boxes``), ``apart``
-(the solver, compiled by the second process) and ``here`` (the rest, compiled by this one)."""
+"""The kernels cold starts compile, by plan: ``plan, role, seconds, module, name, signature`` a line
+(tab-separated). A plan is a build of the box step (``step_boxes``, ``step_boxes_one_thread``: any
+scene with boxes) or a shipped level (``level NAME``); its roles are ``apart`` (the second process
+compiles it), ``here`` (this one, meanwhile) and ``after`` (this one, once both are done); the
+seconds are what it took in one process when recorded."""
 
 SWITCH = "WEFT_COMPILE_APART"
 """Set to ``0`` to compile every kernel in the process that needs it (one core, or to measure)."""
@@ -56,8 +61,9 @@ _TYPES = {name: getattr(types, name) for name in dir(types) if not name.startswi
 class Unit:
     """One kernel compiled for one signature, as ``RECORD`` lists it."""
 
-    build: str
+    plan: str
     role: str
+    seconds: float
     module: str
     name: str
     signature: str
@@ -85,11 +91,14 @@ class Unit:
         self.kernel().compile(self.argument_types())
 
 
-def recorded(build: str) -> list[Unit]:
-    """``RECORD``'s units of ``build`` (a step's name: ``step_boxes`` or ``step_boxes_one_thread``)."""
-    lines = RECORD.read_text(encoding="utf-8").splitlines()
-    units = [Unit(*line.split("\t")) for line in lines if line and not line.startswith("#")]
-    return [unit for unit in units if unit.build == build]
+def recorded(plan: str) -> list[Unit]:
+    """``RECORD``'s units of ``plan``, in the order each process compiles them."""
+    units = []
+    for line in RECORD.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, role, seconds, *rest = line.split("\t")
+            units.append(Unit(name, role, float(seconds), *rest))
+    return [unit for unit in units if unit.plan == plan]
 
 
 def _cores() -> int:
@@ -100,23 +109,22 @@ def _cores() -> int:
 
 
 @functools.cache
-def compile_step_apart(step: Any) -> None:
-    """Before the first call of ``step`` (a build of ``step_boxes``) in this process: when it is not
-    cached, the solver compiled in a second process while this one compiles the step's other
-    kernels (once a process and build; a no-op when cached, off, or with one core)."""
-    if os.environ.get(SWITCH, "1") == "0" or _cores() < 2 or not hasattr(step, "py_func"):
+def compile_apart(plan: str) -> None:
+    """Compile ``plan``'s kernels in two processes when they are not cached: the second compiles its
+    ``apart`` units while this one compiles its ``here`` units, then this one its ``after`` units
+    (once a process and plan; a no-op when its longest kernel is cached, with no such plan, when
+    off, or with one core to compile on)."""
+    if os.environ.get(SWITCH, "1") == "0" or _cores() < 2:
         return
-    units = recorded(step.py_func.__qualname__)
-    steps = [unit for unit in units if unit.role == "step"]
-    if not steps or steps[0].cached():
+    units = recorded(plan)
+    if not units or max(units, key=lambda unit: unit.seconds).cached():
         return
-    environment = {**os.environ, SWITCH: "0"}
     solver = subprocess.Popen(
-        [sys.executable, "-m", "weft.systems.first_start", steps[0].build],
+        [sys.executable, "-m", "weft.systems.first_start", plan],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=environment,
+        env={**os.environ, SWITCH: "0"},
     )
     try:
         for unit in units:
@@ -127,10 +135,19 @@ def compile_step_apart(step: Any) -> None:
         raise
     finally:
         solver.wait()
+    for unit in units:
+        if unit.role == "after":
+            unit.compile()
+
+
+def compile_step_apart(step: Any) -> None:
+    """Before a call of ``step`` (a build of ``step_boxes``): its plan (``compile_apart``)."""
+    if hasattr(step, "py_func"):  # not with NUMBA_DISABLE_JIT
+        compile_apart(step.py_func.__qualname__)
 
 
 def main(argv: list[str]) -> int:
-    """The second process: compile ``argv[0]``'s ``apart`` units (the solver and what it calls)."""
+    """The second process: compile the ``apart`` units of plan ``argv[0]``."""
     for unit in recorded(argv[0]):
         if unit.role == "apart":
             unit.compile()

@@ -1,17 +1,15 @@
-"""Record which box kernels a cold box step compiles: ``python tests/first_start.py [--write]``.
+"""Record the plans of ``systems/first_start.py``: ``python tests/first_start.py [--write]``.
 
-Runs ``weft run LEVEL --frames 1`` with an empty numba cache for a level of
-each build of the box step (the 55-box pyramid runs the one-thread twins,
-the large pyramid the build for threads), in-process only
-(``WEFT_COMPILE_APART=0``), and logs numba's compile events: which of our
-kernels compile, for which argument types, inside which, and for how long.
-From that it writes ``systems/first_start.txt`` (``--write``; else prints
-it): the step; the solver, which the second process compiles; and what
-this one compiles meanwhile, callees first. Of the solver's own callees,
-the last it reaches go to this process too, while that evens the two
-processes' recorded seconds. Re-record after changing what the box step
-passes to its kernels: ``tests/test_first_start.py`` fails until then.
-Takes a few minutes.
+Runs ``weft run LEVEL --frames 1`` for every shipped level with an empty
+numba cache, in one process (``WEFT_COMPILE_APART=0``), and logs numba's
+compile events: which of our kernels compile, for which argument types,
+inside which, and for how long. From each log it makes a plan
+(``plan_lines``) for the level when it took ``SPLIT_FROM_S`` or more, and
+for the box step's build the pyramid (one-thread twins) and the large
+pyramid (the build for threads) run. ``--write`` stores them in
+``systems/first_start.txt`` (else they are printed). Re-record after
+changing what a level's systems pass to their kernels:
+``tests/test_first_start.py`` fails until then. Takes about ten minutes.
 """
 
 from __future__ import annotations
@@ -26,8 +24,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "systems" / "first_start.txt"
-LEVELS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
-"""A level for each build of the box step."""
+BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
+"""A level for each build of the box step (its plan serves any scene with boxes)."""
+SPLIT_FROM_S = 8.0
+"""A shipped level whose kernels compile in this long or more (one process) gets a plan of its own."""
+HEADER = "the kernels a cold start compiles, split in two processes (systems/first_start.py)"
 
 LOGGER = """
 import json, sys, time
@@ -69,57 +70,72 @@ def own(entry: dict) -> bool:
     return entry["module"].startswith("weft.")
 
 
-def lines_for(build: str, log: list[dict]) -> list[str]:
-    """``build``'s record lines: the step, the solver apart, the rest here (balanced, callees first)."""
-    step = next(entry for entry in log if entry["name"] == build and not entry["inside"])
-    solver = next(
-        entry for entry in log if entry["name"].startswith("solve_boxes") and step["id"] in entry["inside"]
-    )
-    in_solver = {entry["id"] for entry in log if solver["id"] in entry["inside"]}
+def callees(entry: dict, log: list[dict]) -> list[dict]:
+    """Our kernels ``entry`` compiled directly, in the order it reached them."""
+    return [e for e in log if e["inside"] and e["inside"][-1] == entry["id"] and own(e)]
 
-    def own_seconds(entry: dict) -> float:  # its time less its callees'
-        callees = [e for e in log if e["inside"] and e["inside"][-1] == entry["id"]]
-        return entry["seconds"] - sum(e["seconds"] for e in callees)
 
-    here = [
-        e for e in log if own(e) and e["id"] not in in_solver and e["id"] not in (step["id"], solver["id"])
-    ]
-    apart_seconds = solver["seconds"]
-    here_seconds = sum(own_seconds(e) for e in here)
-    # the solver's direct callees, the last it reaches first: each moves here while that evens the two
+def plan_lines(plan: str, log: list[dict]) -> list[str]:
+    """``plan``'s record lines from a cold compile log: the kernels split over two processes.
+
+    Each of our kernels the frame compiled at the top is a job, except the
+    box step, whose own callees are jobs (the solver always in the second
+    process) and which compiles after both (``after``). Jobs go, the
+    longest first, to the process with less to do; then the solver's last
+    callees move here while that evens the two."""
+    tops = [entry for entry in log if not entry["inside"] and own(entry)]
+    step = next((entry for entry in tops if entry["name"].startswith("step_boxes")), None)
+    jobs = [entry for entry in tops if entry is not step]
+    apart, here, after, solver_callees = [], [], [], []
+    if step is not None:
+        solver = next(entry for entry in callees(step, log) if entry["name"].startswith("solve_boxes"))
+        apart.append(solver)
+        jobs += [entry for entry in callees(step, log) if entry is not solver]
+        after.append(step)
+        solver_callees = callees(solver, log)[::-1]
+    loads = {"apart": sum(entry["seconds"] for entry in apart), "here": 0.0}
+    for job in sorted(jobs, key=lambda entry: -entry["seconds"]):
+        side = "here" if loads["here"] <= loads["apart"] else "apart"
+        (here if side == "here" else apart).append(job)
+        loads[side] += job["seconds"]
     moved = []
-    for callee in sorted(
-        (e for e in log if e["inside"] and e["inside"][-1] == solver["id"] and own(e)), key=lambda e: -e["id"]
-    ):
-        if here_seconds + callee["seconds"] > apart_seconds - callee["seconds"]:
+    for callee in solver_callees:
+        if loads["here"] + callee["seconds"] > loads["apart"] - callee["seconds"]:
             break
-        subtree = [e for e in log if e["id"] == callee["id"] or callee["id"] in e["inside"]]
-        moved += sorted((e for e in subtree if own(e)), key=lambda e: e["end"])
-        here_seconds += callee["seconds"]
-        apart_seconds -= callee["seconds"]
-
-    def line(role: str, entry: dict) -> str:
-        return "\t".join([build, role, entry["module"], entry["name"], entry["signature"]])
-
-    ordered_here = moved + sorted(here, key=lambda e: e["end"])
+        moved.append(callee)
+        loads["here"] += callee["seconds"]
+        loads["apart"] -= callee["seconds"]
+    total = sum(entry["seconds"] for entry in tops)
+    last = sum(entry["seconds"] - sum(e["seconds"] for e in callees(entry, log)) for entry in after)
     print(
-        f"{build}: {LEVELS[build]} compiled in {sum(e['seconds'] for e in log if not e['inside']):.1f} s; "
-        f"second process {apart_seconds:.1f} s, this one {here_seconds:.1f} s before the step's own "
-        f"{own_seconds(step):.1f} s",
+        f"{plan}: {total:.1f} s in one process; second process {loads['apart']:.1f} s, this one "
+        f"{loads['here']:.1f} s, then {last:.1f} s",
         file=sys.stderr,
     )
-    return [line("step", step), line("apart", solver), *(line("here", e) for e in ordered_here)]
+
+    def line(role: str, entry: dict) -> str:
+        seconds = f"{entry['seconds']:.2f}"
+        return "\t".join([plan, role, seconds, entry["module"], entry["name"], entry["signature"]])
+
+    return [
+        *(line("apart", entry) for entry in apart),
+        *(line("here", entry) for entry in moved + here),
+        *(line("after", entry) for entry in after),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"store the record in {RECORD.name}")
     args = parser.parse_args(argv)
-    lines = [
-        "# the box kernels a cold box step compiles (systems/first_start.py); tests/first_start.py --write"
-    ]
-    for build, level in LEVELS.items():
-        lines += lines_for(build, compile_log(ROOT / "levels" / level))
+    lines = [f"# {HEADER}"]
+    for level in sorted((ROOT / "levels").glob("*.toml")):
+        log = compile_log(level)
+        builds = [build for build, name in BUILDS.items() if name == level.name]
+        if sum(entry["seconds"] for entry in log if not entry["inside"]) >= SPLIT_FROM_S:
+            lines += plan_lines(f"level {level.name}", log)
+        for build in builds:
+            lines += plan_lines(build, log)
     text = "\n".join(lines) + "\n"
     if args.write:
         RECORD.write_text(text, encoding="utf-8")

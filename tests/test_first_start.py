@@ -1,11 +1,11 @@
-"""The first start's record of box kernels matches what the box step compiles (systems/first_start.py).
+"""The first start's plans match what the levels compile (systems/first_start.py).
 
-A stale record costs no correctness, only a cold start's time: the second
-process would compile kernels for argument types the step no longer
-passes. So the record is checked here against numba's cache once the
-levels it was made from have stepped: each recorded kernel must be cached
-for its recorded signature. Re-record with ``python tests/first_start.py
---write`` when this fails.
+A stale plan costs no correctness, only a cold start's time: the second
+process would compile kernels for argument types nothing passes any more.
+So each plan is checked here against numba's cache once the level it was
+made from has stepped: each of its kernels must be cached for its recorded
+signature. Re-record with ``python tests/first_start.py --write`` when
+this fails.
 """
 
 from __future__ import annotations
@@ -17,14 +17,25 @@ import sys
 
 import pytest
 
+from weft.game import warmup
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems import first_start
-from weft.systems.first_start import SWITCH, compile_step_apart, recorded
+from weft.systems.first_start import RECORD, SWITCH, compile_apart, compile_step_apart, recorded
 from weft.systems.kernels.box_step import step_boxes
 from weft.systems.kernels.jit import one_thread
 
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
+"""The level each build's plan was read off."""
+
+
+def _plans() -> list[str]:
+    lines = RECORD.read_text(encoding="utf-8").splitlines()
+    return sorted({line.split("\t")[0] for line in lines if line and not line.startswith("#")})
+
+
+def _level_of(plan: str) -> str:
+    return BUILDS.get(plan) or plan.removeprefix("level ")
 
 
 def _step_once(level: str) -> None:
@@ -35,55 +46,77 @@ def _step_once(level: str) -> None:
         sim.close()
 
 
-@pytest.mark.parametrize("build", sorted(BUILDS))
-def test_each_recorded_kernel_is_what_the_step_compiles(build: str) -> None:
-    units = recorded(build)
-    assert [unit.role for unit in units[:2]] == ["step", "apart"]
-    assert {unit.role for unit in units[2:]} == {"here"}
-    assert units[1].name.startswith("solve_boxes")
-    _step_once(BUILDS[build])
-    stale = [f"{unit.name} {unit.signature}" for unit in units if not unit.cached()]
+def test_there_is_a_plan_for_each_build_and_the_long_levels() -> None:
+    plans = _plans()
+    assert set(BUILDS) <= set(plans)
+    assert {"level pyramid.toml", "level ragdoll.toml"} <= set(plans)
+    for build in BUILDS:
+        units = recorded(build)
+        assert [unit.name for unit in units if unit.role == "after"] == [build]
+        assert units[0].role == "apart" and units[0].name.startswith("solve_boxes")
+    for plan in plans:
+        roles = {unit.role for unit in recorded(plan)}
+        assert {"apart", "here"} <= roles <= {"apart", "here", "after"}, plan
+
+
+@pytest.mark.parametrize("plan", _plans())
+def test_each_planned_kernel_is_what_its_level_compiles(plan: str) -> None:
+    _step_once(_level_of(plan))
+    stale = [f"{unit.name} {unit.signature}" for unit in recorded(plan) if not unit.cached()]
     assert stale == [], "re-record: python tests/first_start.py --write"
 
 
-def test_a_cached_step_starts_no_second_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    _step_once("pyramid.toml")  # the one-thread step cached by now
+def test_a_signature_nothing_passes_is_not_cached() -> None:
+    _step_once("pyramid.toml")
+    unit = recorded("step_boxes_one_thread")[-1]
+    assert unit.cached()
+    changed = dataclasses.replace(unit, signature=unit.signature.replace("int64", "int32", 1))
+    assert changed.signature != unit.signature and not changed.cached()
+
+
+def test_a_cached_plan_starts_no_second_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    _step_once("pyramid.toml")
     started = []
     monkeypatch.setattr(first_start.subprocess, "Popen", lambda *a, **k: started.append(a))
-    compile_step_apart.cache_clear()
+    compile_apart.cache_clear()
     compile_step_apart(one_thread(step_boxes))
+    compile_apart("level pyramid.toml")
+    compile_apart("no such plan")
+    compile_apart.cache_clear()
     assert started == []
 
 
 def test_the_switch_and_one_core_keep_the_compile_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(first_start, "recorded", lambda build: pytest.fail("the record was read"))
+    monkeypatch.setattr(first_start, "recorded", lambda plan: pytest.fail("the record was read"))
     monkeypatch.setenv(SWITCH, "0")
-    compile_step_apart.cache_clear()
-    compile_step_apart(step_boxes)
+    compile_apart.cache_clear()
+    compile_apart("step_boxes")
     monkeypatch.delenv(SWITCH)
     monkeypatch.setattr(first_start, "_cores", lambda: 1)
-    compile_step_apart.cache_clear()
-    compile_step_apart(step_boxes)
-    compile_step_apart.cache_clear()
+    compile_apart.cache_clear()
+    compile_apart("step_boxes")
+    compile_apart.cache_clear()
+
+
+def test_run_and_warmup_ask_for_a_shipped_levels_plan_unless_it_is_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked = []
+    monkeypatch.setattr(warmup, "compile_apart", asked.append)
+    warmup.compile_level_apart(LEVELS_DIR / "ragdoll.toml")
+    warmup.compile_level_apart(LEVELS_DIR / "ragdoll.toml", ["rigid.iterations=4"])
+    warmup.compile_level_apart(LEVELS_DIR.parent / "ragdoll.toml")  # not the shipped one
+    assert asked == ["level ragdoll.toml"]
 
 
 def test_the_second_process_compiles_its_part_and_exits_cleanly() -> None:
     _step_once("pyramid.toml")  # the cache warm: it only loads the solver
-    environment = {**os.environ, SWITCH: "0"}
     done = subprocess.run(
         [sys.executable, "-m", "weft.systems.first_start", "step_boxes_one_thread"],
-        env=environment,
+        env={**os.environ, SWITCH: "0"},
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-
-
-def test_a_signature_the_step_does_not_pass_is_not_cached() -> None:
-    _step_once("pyramid.toml")
-    unit = recorded("step_boxes_one_thread")[0]
-    assert unit.cached()
-    changed = dataclasses.replace(unit, signature=unit.signature.replace("int64", "int32", 1))
-    assert changed.signature != unit.signature and not changed.cached()
