@@ -23,7 +23,8 @@ only the time it took: the frame then compiles what is missing, as
 before.
 
 Off when there is one core to compile on, when ``WEFT_COMPILE_APART=0``,
-and in the second process itself.
+in the second process itself, and in a frozen application (whose
+executable is not a Python that runs modules).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numba
 from numba.core import types
 
 from weft.systems.kernels.jit import one_thread
@@ -47,6 +49,10 @@ RECORD = Path(__file__).with_name("first_start.txt")
 scene with boxes) or a shipped level (``level NAME``); its roles are ``apart`` (the second process
 compiles it), ``here`` (this one, meanwhile) and ``after`` (this one, once both are done); the
 seconds are what it took in one process when recorded."""
+
+WAIT_S = 600.0
+"""The longest this process waits for the second one (a cold plan takes 10-40 s here, two minutes on
+a busy machine): past it the second process is ended and the frame compiles what is missing."""
 
 SWITCH = "WEFT_COMPILE_APART"
 """Set to ``0`` to compile every kernel in the process that needs it (one core, or to measure)."""
@@ -114,18 +120,24 @@ def compile_apart(plan: str) -> None:
     ``apart`` units while this one compiles its ``here`` units, then this one its ``after`` units
     (once a process and plan; a no-op when its longest kernel is cached, with no such plan, when
     off, or with one core to compile on)."""
-    if os.environ.get(SWITCH, "1") == "0" or _cores() < 2:
+    # a frozen application's executable is the application, not a Python to run a module with
+    if os.environ.get(SWITCH, "1") == "0" or _cores() < 2 or getattr(sys, "frozen", False):
+        return
+    if numba.config.DISABLE_JIT:  # kernels are plain Python: nothing compiles
         return
     units = recorded(plan)
     if not units or max(units, key=lambda unit: unit.seconds).cached():
         return
-    solver = subprocess.Popen(
-        [sys.executable, "-m", "weft.systems.first_start", plan],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, SWITCH: "0"},
-    )
+    try:
+        solver = subprocess.Popen(
+            [sys.executable, "-m", "weft.systems.first_start", plan],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, SWITCH: "0"},
+        )
+    except OSError:  # no second process: the frame compiles it all here, as without a plan
+        return
     try:
         for unit in units:
             if unit.role == "here":
@@ -134,7 +146,11 @@ def compile_apart(plan: str) -> None:
         solver.kill()
         raise
     finally:
-        solver.wait()
+        try:
+            solver.wait(timeout=WAIT_S)
+        except subprocess.TimeoutExpired:  # stuck: what it has not cached, the frame compiles
+            solver.kill()
+            solver.wait()
     for unit in units:
         if unit.role == "after":
             unit.compile()
@@ -142,7 +158,7 @@ def compile_apart(plan: str) -> None:
 
 def compile_step_apart(step: Any) -> None:
     """Before a call of ``step`` (a build of ``step_boxes``): its plan (``compile_apart``)."""
-    if hasattr(step, "py_func"):  # not with NUMBA_DISABLE_JIT
+    if hasattr(step, "py_func"):  # not with NUMBA_DISABLE_JIT, where it is a plain function
         compile_apart(step.py_func.__qualname__)
 
 

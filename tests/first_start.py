@@ -44,7 +44,6 @@ class Log(event.Listener):
     def on_end(self, ev):
         entry = log[stack.pop()]
         entry["seconds"] = time.perf_counter() - entry.pop("start")
-        entry["end"] = sum("seconds" in e for e in log)
 event.register("numba:compile", Log())
 from weft.game.cli import main
 main(["run", sys.argv[1], "--frames", "1"])

@@ -120,3 +120,19 @@ def test_the_second_process_compiles_its_part_and_exits_cleanly() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_with_numba_off_no_plan_runs() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from weft.systems.first_start import compile_apart; compile_apart('level pyramid.toml')",
+        ],
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

@@ -185,8 +185,9 @@ def box_pairs(
                 middle, n, pos, reach, moving, margin, large_count, cells, large_cells, second_a, second_b
             )
         else:
+            first = np.int64(0)
             counts[0] = _pairs_of(
-                np.int64(0), middle, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b
+                first, middle, pos, reach, moving, margin, large_count, cells, large_cells, pair_a, pair_b
             )
     count = counts[0] + counts[1]
     if count <= capacity:  # element by element: a slice assignment compiles numba's error strings (4 s)

@@ -290,8 +290,8 @@ def find_pairs(
     counts = np.zeros(2, dtype=np.int64)
     if binned < PARALLEL_PARTICLES:
         counts[0] = _pairs_in_cells(
-            np.int64(0), cells, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key, margin, found_i,
-            found_j, bucket, sizes[0],
+            np.int64(0), cells, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key, margin,
+            found_i, found_j, bucket, sizes[0],
         )  # fmt: skip
         second_i, second_j, second_bucket = found_i[:0], found_j[:0], bucket[:0]
     else:
@@ -307,8 +307,8 @@ def find_pairs(
                 )  # fmt: skip
             else:
                 counts[0] = _pairs_in_cells(
-                    np.int64(0), middle, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key, margin,
-                    found_i, found_j, bucket, sizes[0],
+                    np.int64(0), middle, pos, radius, kind, owner, cols, rows, cell_start, order, cell_key,
+                    margin, found_i, found_j, bucket, sizes[0],
                 )  # fmt: skip
     count = counts[0] + counts[1]
     if count > capacity:
