@@ -83,9 +83,7 @@ class Unit:
 
     def argument_types(self) -> tuple[Any, ...]:
         """The signature as numba types (``eval`` of numba's own ``repr``, numba's type names only)."""
-        return tuple(
-            eval(self.signature, {"__builtins__": {}}, _TYPES)
-        )  # our own file, numba type names only
+        return tuple(eval(self.signature, {"__builtins__": {}}, _TYPES))
 
     def cached(self) -> bool:
         """Whether numba's cache holds this kernel for this signature (read, not loaded)."""
@@ -102,8 +100,8 @@ def recorded(plan: str) -> list[Unit]:
     units = []
     for line in RECORD.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
-            name, role, seconds, *rest = line.split("\t")
-            units.append(Unit(name, role, float(seconds), *rest))
+            plan_name, role, seconds, *kernel = line.split("\t")
+            units.append(Unit(plan_name, role, float(seconds), *kernel))
     return [unit for unit in units if unit.plan == plan]
 
 
@@ -129,7 +127,7 @@ def compile_apart(plan: str) -> None:
     if not units or max(units, key=lambda unit: unit.seconds).cached():
         return
     try:
-        solver = subprocess.Popen(
+        second = subprocess.Popen(
             [sys.executable, "-m", "weft.systems.first_start", plan],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -143,14 +141,14 @@ def compile_apart(plan: str) -> None:
             if unit.role == "here":
                 unit.compile()
     except BaseException:
-        solver.kill()
+        second.kill()
         raise
     finally:
         try:
-            solver.wait(timeout=WAIT_S)
+            second.wait(timeout=WAIT_S)
         except subprocess.TimeoutExpired:  # stuck: what it has not cached, the frame compiles
-            solver.kill()
-            solver.wait()
+            second.kill()
+            second.wait()
     for unit in units:
         if unit.role == "after":
             unit.compile()
