@@ -95,14 +95,23 @@ class Unit:
         self.kernel().compile(self.argument_types())
 
 
-def recorded(plan: str) -> list[Unit]:
-    """``RECORD``'s units of ``plan``, in the order each process compiles them."""
+def _units() -> list[Unit]:
     units = []
     for line in RECORD.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
-            plan_name, role, seconds, *kernel = line.split("\t")
-            units.append(Unit(plan_name, role, float(seconds), *kernel))
-    return [unit for unit in units if unit.plan == plan]
+            plan, role, seconds, *kernel = line.split("\t")
+            units.append(Unit(plan, role, float(seconds), *kernel))
+    return units
+
+
+def recorded(plan: str) -> list[Unit]:
+    """``RECORD``'s units of ``plan``, in the order each process compiles them."""
+    return [unit for unit in _units() if unit.plan == plan]
+
+
+def plans() -> list[str]:
+    """The names of ``RECORD``'s plans, sorted."""
+    return sorted({unit.plan for unit in _units()})
 
 
 def _cores() -> int:

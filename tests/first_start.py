@@ -22,8 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from weft.systems.first_start import RECORD
+
 ROOT = Path(__file__).resolve().parents[1]
-RECORD = ROOT / "systems" / "first_start.txt"
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
 """A level for each build of the box step (its plan serves any scene with boxes)."""
 SPLIT_FROM_S = 8.0

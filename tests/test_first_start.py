@@ -21,17 +21,12 @@ from weft.game import warmup
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems import first_start
-from weft.systems.first_start import RECORD, SWITCH, compile_apart, compile_step_apart, recorded
+from weft.systems.first_start import SWITCH, compile_apart, compile_step_apart, plans, recorded
 from weft.systems.kernels.box_step import step_boxes
 from weft.systems.kernels.jit import one_thread
 
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
 """The level each build's plan was read off."""
-
-
-def _plans() -> list[str]:
-    lines = RECORD.read_text(encoding="utf-8").splitlines()
-    return sorted({line.split("\t")[0] for line in lines if line and not line.startswith("#")})
 
 
 def _level_of(plan: str) -> str:
@@ -47,19 +42,19 @@ def _step_once(level: str) -> None:
 
 
 def test_there_is_a_plan_for_each_build_and_the_long_levels() -> None:
-    plans = _plans()
-    assert set(BUILDS) <= set(plans)
-    assert {"level pyramid.toml", "level ragdoll.toml"} <= set(plans)
+    names = plans()
+    assert set(BUILDS) <= set(names)
+    assert {"level pyramid.toml", "level ragdoll.toml"} <= set(names)
     for build in BUILDS:
         units = recorded(build)
         assert [unit.name for unit in units if unit.role == "after"] == [build]
         assert units[0].role == "apart" and units[0].name.startswith("solve_boxes")
-    for plan in plans:
+    for plan in names:
         roles = {unit.role for unit in recorded(plan)}
         assert {"apart", "here"} <= roles <= {"apart", "here", "after"}, plan
 
 
-@pytest.mark.parametrize("plan", _plans())
+@pytest.mark.parametrize("plan", plans())
 def test_each_planned_kernel_is_what_its_level_compiles(plan: str) -> None:
     _step_once(_level_of(plan))
     stale = [f"{unit.name} {unit.signature}" for unit in recorded(plan) if not unit.cached()]
