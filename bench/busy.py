@@ -109,14 +109,22 @@ class BusyResult:
         }
 
 
-def measure_busy(scene: Callable[[], list[SceneResult]], copy: list[str] | None = None) -> list[BusyResult]:
+def measure_busy(
+    scene: Callable[[], list[SceneResult]],
+    copy: list[str] | None = None,
+    say: Callable[[str], None] = lambda phase: None,
+) -> list[BusyResult]:
     """Run ``scene`` quiet, then again with the other cores busy, then (given the ``copy`` command)
-    beside a copy of itself; its results grouped by row."""
+    beside a copy of itself; its results grouped by row. ``say`` hears each phase as it begins
+    (``quiet``, ``busy``, ``beside a copy``): a whole run takes minutes."""
+    say("quiet")
     quiet = scene()
+    say("busy")
     with other_cores_busy() as load:
         busy = scene()
     if copy is None:
         return [BusyResult(q, b, load) for q, b in zip(quiet, busy, strict=True)]
+    say("beside a copy")
     with copy_running(copy):
         beside = scene()
     return [BusyResult(q, b, load, c) for q, b, c in zip(quiet, busy, beside, strict=True)]

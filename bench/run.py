@@ -62,19 +62,30 @@ def run_scenes(
         return 0
     chosen = list(dict.fromkeys(names)) if names else list(SCENES)
     if busy:
-        pairs = [
-            pair
-            for name in chosen
-            for pair in measure_busy(lambda name=name: _results(SCENES[name](frames)), copy_command(name))
-        ]
+        pairs = []
+        for number, name in enumerate(chosen, 1):
+            pairs += measure_busy(
+                lambda name=name: _results(SCENES[name](frames)),
+                copy_command(name),
+                say=lambda phase, name=name, number=number: _progress(f"{name} {phase}", number, len(chosen)),
+            )
         print(json.dumps([p.as_json() for p in pairs], indent=2) if as_json else format_busy_table(pairs))
         return 0
-    results = [result for name in chosen for result in _results(SCENES[name](frames))]
+    results = []
+    for number, name in enumerate(chosen, 1):
+        _progress(name, number, len(chosen))
+        results += _results(SCENES[name](frames))
     if as_json:
         print(json.dumps([result.as_json() for result in results], indent=2))
     else:
         print(format_table(results))
     return 0
+
+
+def _progress(what: str, number: int, count: int) -> None:
+    """``bench: cloth busy (1 of 5)`` on stderr: the table prints only when every scene has run,
+    minutes later with ``--busy``, and a silent terminal looks hung."""
+    print(f"bench: {what} ({number} of {count})", file=sys.stderr, flush=True)
 
 
 def _results(measured: SceneResult | list[SceneResult]) -> list[SceneResult]:

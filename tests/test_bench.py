@@ -333,7 +333,12 @@ def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded_then_beside
     monkeypatch.setattr(busy, "COPY_SETTLE_S", 0.2)
 
     assert bench_run.run_scenes(["pyramid"], frames=3, as_json=True, busy=True) == 0
-    (record,) = json.loads(capsys.readouterr().out)
+    printed = capsys.readouterr()
+    (record,) = json.loads(printed.out)
+    # the phases are told on stderr as they begin: the table waits for the end, minutes later
+    assert printed.err.splitlines() == [
+        f"bench: pyramid {phase} (1 of 1)" for phase in ("quiet", "busy", "beside a copy")
+    ]
     cores = os.cpu_count() or 2
     assert loaded == [(0, 0), (max(1, cores - 1), 0), (0, 1)]
     assert record["load"] == max(1, cores - 1)
