@@ -1,0 +1,142 @@
+"""A substep's iterations in one kernel call where they are the threads and the walls alone: the
+very numbers the two systems give one by one, and the systems one by one wherever anything else
+has work in the iterations."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+from support.worlds import sheet
+
+from weft.game.simulation import Simulation
+from weft.systems.distances import DistanceSystem
+from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.distance import relax_rigid_sides
+from weft.systems.kernels.distance_loop import iterate_rigid_sides_in_walls
+from weft.systems.kernels.distance_sides import balanced_split, split_sides
+from weft.systems.kernels.inside_walls import all_inside_walls_in_two
+from weft.systems.schedule import Stage, Step, System
+
+FRAMES = 45
+"""Frames for a sheet let go at y = 650 to reach the floor and crumple on it."""
+
+
+def falling(cols: int, rows: int) -> Simulation:
+    """A sheet with no pins, dropped onto the floor: the walls' clamp runs in most iterations."""
+    return sheet(cols=cols, rows=rows, spacing=11.0, pins='{ layout = "none" }')
+
+
+def run(sim: Simulation) -> tuple[bytes, bytes]:
+    sim.step(FRAMES)
+    p = sim.stores.particles
+    return p.pos[: p.count].tobytes(), p.prev[: p.count].tobytes()
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(20, 12), (80, 50)], ids=["one side", "two sides"])
+def test_a_sheet_on_the_floor_ends_where_the_systems_one_by_one_leave_it(
+    cols: int, rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fused = falling(cols, rows)
+    calls = []
+    offer = DistanceSystem.fused_iterations
+
+    def counted(system: DistanceSystem, busy: list[System], step: Step):
+        call = offer(system, busy, step)
+        calls.append(call is not None)
+        return call
+
+    monkeypatch.setattr(DistanceSystem, "fused_iterations", counted)
+    got = run(fused)
+    monkeypatch.setattr(DistanceSystem, "fused_iterations", System.fused_iterations)
+    expected = run(falling(cols, rows))
+
+    assert calls and all(calls)  # every substep ran as one call
+    assert (cols == 20) == (fused.stores.distance_sides.split == 0)
+    floor = fused.settings.walls[1]
+    assert np.isclose(fused.stores.particles.pos[:, 1].min(), floor)  # the clamp had points to stop
+    assert got == expected
+
+
+def one_by_one(iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, walls):
+    """What the distances and bounds systems run, one kernel after the other."""
+    for _ in range(iterations):
+        relax_rigid_sides(pos, inv_mass, i, j, rest, alive, runs, parts)
+        if not all_inside_walls_in_two(pos, radius, *walls[:4], split):
+            clamp_to_bounds(pos, prev, radius, inv_mass, kind, *walls)
+
+
+WALLS = (40.0, 40.0, 160.0, 160.0, 0.3, 0.5, 0.4, 0.01, 0.0, 0.0)
+"""left, bottom, right, top, floor friction, restitution, friction, rest speed, walls' velocity."""
+
+
+def test_a_point_the_seam_pushes_out_is_stopped_at_the_wall() -> None:
+    # one thread between the two sides (split 1), both ends inside; pushed to 40 px, one end
+    # leaves by the floor: only the seam moved it, after the sides' test
+    pos = np.array([[50.0, 50.0], [50.0, 60.0]])
+    prev = pos.copy()
+    ends = np.array([0], np.uint32), np.array([1], np.uint32)
+    runs, parts = np.array([[0, 1]]), np.array([0, 0, 0, 1])
+    arrays = (np.ones(2), np.zeros(2), np.zeros(2, np.uint8), *ends, np.array([40.0]), np.ones(1, bool))
+    iterate_rigid_sides_in_walls(1, pos, prev, *arrays, runs, parts, 1, WALLS)
+    assert pos[0, 1] == WALLS[1] and pos[1, 1] == 75.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_iteration_in_one_call_is_the_kernels_one_after_the_other(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, m = 300, 800
+    pos = rng.uniform(30.0, 170.0, (n, 2))  # a few points start beyond the walls
+    prev = pos + rng.normal(0.0, 2.0, (n, 2))
+    inv_mass = np.where(rng.random(n) < 0.1, 0.0, rng.uniform(0.2, 2.0, n))
+    radius = np.where(rng.random(n) < 0.3, rng.uniform(1.0, 4.0, n), 0.0)
+    kind = (radius > 0).astype(np.uint8)
+    i = rng.integers(0, n, m)
+    j = np.clip(i + rng.integers(1, 6, m) * rng.choice([-1, 1], m), 0, n - 1)
+    j = np.where(j == i, (i + 1) % n, j)
+    i, j = i.astype(np.uint32), j.astype(np.uint32)
+    rest, alive = rng.uniform(5.0, 30.0, m), rng.random(m) < 0.9
+    split = balanced_split(i, j)
+    runs = np.empty((m, 2), np.int64)
+    count, parts = split_sides(i, j, split, runs)
+    runs = runs[:count]
+    expected = pos.copy(), prev.copy()
+    one_by_one(12, *expected, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, WALLS)
+    got = pos.copy(), prev.copy()
+    iterate_rigid_sides_in_walls(
+        12, *got, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, WALLS
+    )
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+
+
+class Counting(System):
+    """A custom ITERATION system that counts its runs."""
+
+    name = "counting"
+    stage: ClassVar[Stage] = Stage.ITERATION
+    runs = 0
+
+    def process(self, step: Step) -> None:
+        Counting.runs += 1
+
+
+def test_another_system_in_the_iterations_runs_every_iteration_beside_the_threads() -> None:
+    sim = falling(20, 12)
+    Counting.runs = 0
+    sim.physics.add_system(Counting())
+    sim.step(3)
+    assert Counting.runs == 3 * sim.settings.resolved_substeps() * sim.settings.iterations
+
+
+def test_compliant_threads_run_one_iteration_at_a_time() -> None:
+    sim = sheet(cloth="compliance = 1e-5")
+    sim.step()
+    busy = [sim.schedule.get("distances"), sim.schedule.get("bounds")]
+    with sim.physics.entered():
+        assert busy[0].fused_iterations(busy, Step()) is None  # XPBD: each pass its multipliers
+    rigid = sheet()
+    busy = [rigid.schedule.get("distances"), rigid.schedule.get("bounds")]
+    with rigid.physics.entered():
+        assert busy[0].fused_iterations(busy, Step()) is not None
