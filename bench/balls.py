@@ -223,6 +223,7 @@ def measure(circles: int, frames: int) -> SceneResult:
         }
         space = build_pymunk(stores, sim.settings.bounds)
         ours = time_frames(sim.step, frames, warmup=untimed)
+        params["cores"] = sim.physics.threads.current  # the frames ended on (ThreadChoice)
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()

@@ -141,7 +141,7 @@ def format_busy_table(results: list[BusyResult]) -> str:
     """Scene, then our median and 95th-percentile ms quiet and busy, the p95 ratio, pymunk's median
     busy with our ratio to it, and the p95 beside a copy with its ratio."""
     header = [
-        "scene", "ms", "p95", "busy ms", "busy p95", "p95 ratio", "busy pymunk ms", "busy ratio",
+        "scene", "ms", "p95", "busy ms", "busy p95", "p95 ratio", "cores", "busy pymunk ms", "busy ratio",
         "copy p95", "copy ratio",
     ]  # fmt: skip
     rows = [
@@ -152,6 +152,7 @@ def format_busy_table(results: list[BusyResult]) -> str:
             f"{result.busy.ms:.3f}",
             _ms(result.busy.p95_ms),
             _times(result.p95_ratio),
+            _cores(result),
             _ms(result.busy.pymunk_ms),
             "-" if result.busy.ratio is None else f"{result.busy.ratio:.2f}x",
             _ms(None if result.beside_copy is None else result.beside_copy.p95_ms),
@@ -164,10 +165,18 @@ def format_busy_table(results: list[BusyResult]) -> str:
     note = (
         f"busy: {load} CPU-bound process(es), one per core but one, during the second run of each scene; "
         "p95 ratio: busy 95th-percentile frame over quiet (1 = the load costs nothing); "
+        "cores: numba threads the quiet and the busy frames ended on (a scene that uses two quiet "
+        "has one under load: its ratio is at least what the second core gave it); "
         "busy ratio > 1: faster than pymunk under the same load; "
         "copy p95: beside a second copy of the same scene, its ratio over quiet"
     )
     return "\n".join([*lines, "", note])
+
+
+def _cores(result: BusyResult) -> str:
+    """``2→1``: the thread counts the quiet and the busy run ended on, where the scene says."""
+    quiet, busy = result.quiet.params.get("cores"), result.busy.params.get("cores")
+    return "-" if quiet is None or busy is None else f"{quiet}→{busy}"
 
 
 def _ms(value: float | None) -> str:

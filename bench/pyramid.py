@@ -30,7 +30,7 @@ distance any box moved from where it started).
 From 2000 manifolds (about 700 boxes) ours can solve on two threads, and
 from 1000 boxes find pairs and contacts on numba's threads; each frame runs
 on as many as the step's own trials find faster here and now
-(``game.threads``; ``threads``: the count at the end of the run). pymunk and
+(``game.threads``; ``cores``: the count at the end of the run). pymunk and
 Box2D step on one.
 """
 
@@ -114,7 +114,7 @@ def measure(scene: str, frames: int) -> SceneResult:
             "boxes": n,
             "substeps": rigid.substeps,
             "iterations": rigid.iterations,
-            "threads": sim.physics.threads.threads(threaded(sim.stores)),
+            "cores": sim.physics.threads.threads(threaded(sim.stores)),  # the frames ended on
             "seconds": round(duration * FRAME_DT, 2),
             "drift_px": round(drift, 3),
             "max_penetration_px": round(float(sim.metrics()["max_penetration"]), 3),

@@ -6,6 +6,7 @@ so they are reported by ``weft bench``, never checked by tests.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -352,13 +353,16 @@ def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded_then_beside
 
 
 def test_the_busy_table_shows_both_runs_and_the_ratio() -> None:
-    quiet = SceneResult("cloth", {}, 0.5, 1.0, p95_ms=0.6)
-    loaded = SceneResult("cloth", {}, 0.6, 1.5, p95_ms=0.75)
-    copied = SceneResult("cloth", {}, 0.55, 1.5, p95_ms=0.66)
+    quiet = SceneResult("cloth", {"cores": 2}, 0.5, 1.0, p95_ms=0.6)
+    loaded = SceneResult("cloth", {"cores": 1}, 0.6, 1.5, p95_ms=0.75)
+    copied = SceneResult("cloth", {"cores": 1}, 0.55, 1.5, p95_ms=0.66)
     header, row = busy.format_busy_table([busy.BusyResult(quiet, loaded, 1, copied)]).splitlines()[:2]
     assert header.split()[:3] == ["scene", "ms", "p95"]
-    figures = ["0.500", "0.600", "0.600", "0.750", "1.25", "1.500", "2.50x", "0.660", "1.10"]
+    figures = ["0.500", "0.600", "0.600", "0.750", "1.25", "2→1", "1.500", "2.50x", "0.660", "1.10"]
     assert row.split() == ["cloth", *figures]
+    # a scene that does not say how many threads it ran on shows a dash there
+    unsaid = busy.BusyResult(dataclasses.replace(quiet, params={}), loaded, 1, copied)
+    assert busy.format_busy_table([unsaid]).splitlines()[1].split()[6] == "-"
 
 
 def test_a_cold_start_runs_weft_with_an_empty_cache_of_its_own() -> None:

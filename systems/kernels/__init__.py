@@ -93,6 +93,7 @@ try:
         cells,
         circle_contacts,
         distance,
+        distance_loop,
         distance_sides,
         dual_quaternions,
         force_fields,
