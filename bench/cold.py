@@ -57,10 +57,17 @@ def cold_start(command: list[str], what: str) -> ColdStart:
 
 
 def measure_cold(levels: list[Path] | None = None) -> list[ColdStart]:
-    """A cold ``run`` of each of ``levels`` (every shipped one by default), then a cold ``warmup``."""
+    """A cold ``run`` of each of ``levels`` (every shipped one by default), then a cold ``warmup``;
+    each told on stderr as it ends (the table waits for all of them, ten minutes or so)."""
     chosen = levels if levels is not None else sorted(LEVELS_DIR.glob("*.toml"))
-    runs = [cold_start(["run", str(path), "--frames", "1"], f"run {path.name}") for path in chosen]
-    return [*runs, cold_start(["warmup"], "warmup (every shipped level)")]
+    commands = [(["run", str(path), "--frames", "1"], f"run {path.name}") for path in chosen]
+    commands.append((["warmup"], "warmup (every shipped level)"))
+    starts = []
+    for number, (command, what) in enumerate(commands, 1):
+        starts.append(cold_start(command, what))
+        done = f"{starts[-1].seconds:.1f} s" if starts[-1].ok else "failed"
+        print(f"bench: cold {what}: {done} ({number} of {len(commands)})", file=sys.stderr, flush=True)
+    return starts
 
 
 def format_cold_table(results: list[ColdStart]) -> str:

@@ -387,5 +387,11 @@ def test_bench_cold_times_a_run_of_each_shipped_level_then_warmup(
     shipped = sorted(pyramid.LEVELS_DIR.glob("*.toml"))
     assert asked[:-1] == [["run", str(path), "--frames", "1"] for path in shipped]
     assert asked[-1] == ["warmup"]
-    table = capsys.readouterr().out
+    printed = capsys.readouterr()
+    table = printed.out
     assert "run pyramid.toml" in table and "warmup (every shipped level)" in table
+    told = printed.err.splitlines()  # each start as it ends: the whole run takes minutes
+    assert (
+        len(told) == len(asked)
+        and told[-1] == f"bench: cold warmup (every shipped level): 1.5 s ({len(asked)} of {len(asked)})"
+    )
