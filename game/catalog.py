@@ -50,30 +50,48 @@ def level_paths(directory: Path = LEVELS_DIR) -> list[Path]:
 Signature = tuple[int, int] | None
 """A file's (mtime in ns, size in bytes), or None when it does not exist."""
 
-_read: dict[Path, tuple[tuple[Signature, ...], LevelEntry]] = {}
-"""Entries already read, with the (mtime, size) of the files they came from: validating every
-level takes about half a second here, too long to repeat each time the picker opens."""
+_read: dict[Path, tuple[tuple[Signature, ...], LevelEntry, bool]] = {}
+"""Entries already read, with the (mtime, size) of the files they came from and whether the skins
+were made (``build``): validating every level takes about half a second here, too long to repeat
+each time the picker opens."""
 
 
-def list_levels(directory: Path = LEVELS_DIR) -> list[LevelEntry]:
-    """An entry for every level file in ``directory``, in picker order, broken ones included."""
-    return [_entry(path) for path in level_paths(directory)]
+def list_levels(directory: Path = LEVELS_DIR, build: bool = True) -> list[LevelEntry]:
+    """An entry for every level file in ``directory``, in picker order, broken ones included.
+
+    ``build`` False leaves out the checks that run numba kernels (``validate``), so a first start
+    lists the levels at once instead of compiling kernels first; a level those checks refuse then
+    shows its problems once it is opened (``remember_problems``) or listed with ``build`` again."""
+    return [_entry(path, build) for path in level_paths(directory)]
 
 
-def _entry(path: Path) -> LevelEntry:
-    stamp = tuple(signature(file) for file in named_files(path))
+def _entry(path: Path, build: bool) -> LevelEntry:
+    stamp = _stamp(path)
     known = _read.get(path)
-    if known is not None and known[0] == stamp:
+    if known is not None and known[0] == stamp and (known[2] or not build):
         return known[1]
     try:
-        level = load_level(path)
+        level = load_level(path, build=build)
     except LevelError as error:
-        problems = [str(problem) for problem in error.problems]
-        entry = LevelEntry(path, path.stem, "this level has problems", problems)
+        entry = _broken(path, error)
     else:
         entry = LevelEntry(path, level.model.level.name, level.model.level.description)
-    _read[path] = (stamp, entry)
+    _read[path] = (stamp, entry, build)
     return entry
+
+
+def remember_problems(path: Path, error: LevelError) -> None:
+    """List the level file at ``path`` with ``error``'s problems (found when it was built) until it
+    is saved again."""
+    _read[path] = (_stamp(path), _broken(path, error), True)
+
+
+def _broken(path: Path, error: LevelError) -> LevelEntry:
+    return LevelEntry(path, path.stem, "this level has problems", [str(p) for p in error.problems])
+
+
+def _stamp(path: Path) -> tuple[Signature, ...]:
+    return tuple(signature(file) for file in named_files(path))
 
 
 def signature(path: Path) -> Signature:

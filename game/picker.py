@@ -53,7 +53,9 @@ class PickerView(arcade.View):
     def __init__(self, game: Game, selected: Path | None = None) -> None:
         super().__init__()
         self.game = game
-        self.entries: list[LevelEntry] = list_levels(game.directory)
+        self.checked = game.kernels_cached
+        """Whether the list was made with the checks that run kernels (not while they compile)."""
+        self.entries: list[LevelEntry] = list_levels(game.directory, build=self.checked)
         self.selected = self._index_of(selected) if selected is not None else 0
         self.top = 0
         """Index of the first row shown (the list scrolls when it is longer than the window)."""
@@ -115,7 +117,7 @@ class PickerView(arcade.View):
             return False
         if self.game.open(self.entry.path) is None:
             # changed on disk since the list was made, or its systems cannot be built
-            self.entries = list_levels(self.game.directory)
+            self.entries = list_levels(self.game.directory, build=self.checked)
             return False
         return True
 
@@ -192,6 +194,9 @@ class PickerView(arcade.View):
     def on_update(self, delta_time: float) -> None:
         if self.game.preparing:
             return  # a thumbnail would compile the kernels here, freezing the window
+        if not self.checked and self.game.kernels_cached:  # compiled: those checks take no time now
+            self.checked = True
+            self.entries = list_levels(self.game.directory)
         if self._shown:
             self.render_thumbnails()
 

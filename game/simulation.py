@@ -13,7 +13,7 @@ import numpy.typing as npt
 from weft.components import BallSet, BoxSet, Sheet, SoftBody, Stores, WorldSettings
 from weft.components.skinned import Skinned
 from weft.game.level.build import cloth_look, has_circles, pin_layout
-from weft.game.level.load import load_level, parse_key, with_value
+from weft.game.level.load import kernel_checks, load_level, parse_key, with_value
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
 from weft.game.level.values import rgba
@@ -52,6 +52,7 @@ class Simulation:
     _names = itertools.count()
 
     def __init__(self, level: LoadedLevel) -> None:
+        kernel_checks(level)  # a level opened on a first start was loaded without them
         self.level = level
         self.physics, self.entities = self._built()
         self.step_ms: list[float] = []

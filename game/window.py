@@ -17,7 +17,7 @@ import arcade
 from arcade.gui import UIAnchorLayout, UIManager
 
 from weft.components import FRAME_DT
-from weft.game.catalog import level_paths, neighbour
+from weft.game.catalog import level_paths, neighbour, remember_problems
 from weft.game.clock import FrameClock
 from weft.game.events import save_script
 from weft.game.hud import BACKGROUND, WARNING, Hud
@@ -308,7 +308,9 @@ class PreparingView(arcade.View):
             self.game.prepared.add(self.level.source.resolve())
             try:
                 self.game.play(self.level, self.script, self.overrides)
-            except LevelError:  # its systems cannot be built: the picker lists why
+            except LevelError as error:  # its systems or skins cannot be built: the picker lists why
+                if not self.overrides:
+                    remember_problems(self.level.source, error)
                 self.game.pick(selected=self.level.source)
 
     def on_draw(self) -> None:
@@ -352,9 +354,15 @@ class Game:
         self.prepared: set[Path] = set()
         """Levels whose kernels a ``PreparingView`` compiled (their files, resolved)."""
 
+    @property
+    def kernels_cached(self) -> bool:
+        """Whether every kernel is compiled and cached (``kernels_ready``): if not, a level's checks
+        and first frame would compile here, freezing the window."""
+        return kernels_ready()
+
     def prepare(self) -> None:
         """Compile the kernels in a child process unless they are cached: the picker keeps answering."""
-        if self.preparation is None and not kernels_ready():
+        if self.preparation is None and not self.kernels_cached:
             self.preparation = Preparation()
 
     @property
@@ -373,7 +381,7 @@ class Game:
         On a first start (the kernels not all cached) the kernels the level needs compile first in a
         child process, while the window says so and keeps answering (``PreparingView``).
         """
-        if not kernels_ready() and level.source.resolve() not in self.prepared:
+        if not self.kernels_cached and level.source.resolve() not in self.prepared:
             view: arcade.View = PreparingView(self, level, script, overrides)
             self.window.show_view(view)
             return view
@@ -383,9 +391,11 @@ class Game:
 
     def open(self, path: Path) -> arcade.View | None:
         """Play the level at ``path`` (``play``); None when it does not load or cannot be built."""
+        ready = self.kernels_cached or path.resolve() in self.prepared  # else the checks wait for them
         try:
-            return self.play(load_level(path, allow_import=self.allow_import))
-        except LevelError:
+            return self.play(load_level(path, allow_import=self.allow_import, build=ready))
+        except LevelError as error:
+            remember_problems(path, error)  # the picker lists them
             return None
 
     def show(self, session: Session, overrides: Sequence[str] = ()) -> PlayView:

@@ -226,3 +226,48 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     assert isinstance(view, PlayView) and view.session.sim.level.source == DEFAULT_LEVEL
     game.preparation.done = True
     assert not game.preparing and game.preparation is None
+
+
+CROWDED = "\n".join(
+    f'[[boxes]]\nname = "p{k}"\nlayout = "pyramid"\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n'
+    for k in range(10)
+)
+"""Ten 55-box pyramids at one place: 2475 pairs overlap at the start, past ``BOX_OVERLAPS`` (2000),
+which only a kernel counts."""
+
+
+def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built_says_why(
+    game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arcade
+
+    from weft.game import catalog
+    from weft.game import window as window_module
+    from weft.game.level import load
+    from weft.game.window import PickerView, PreparingView
+
+    levels = tmp_path / "levels"
+    levels.mkdir()
+    (levels / "crowded.toml").write_text(CROWDED, encoding="utf-8")
+    (levels / "sheet.toml").write_text("[[cloth]]\nname = 'sheet'\n", encoding="utf-8")
+    game.directory = levels
+    monkeypatch.setattr(catalog, "_read", {})
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: False)
+    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
+    counted = []
+    count = load.box_problems
+    monkeypatch.setattr(load, "box_problems", lambda *args: counted.append(1) or count(*args))
+    game.preparation = FakePreparation()
+
+    picker = game.pick(selected=levels / "crowded.toml")
+    # listed at once: counting the overlaps would compile a kernel before the window first draws
+    assert [entry.playable for entry in picker.entries] == [True, True] and not counted
+    picker.on_key_press(arcade.key.ENTER, 0)
+    preparing = game.window.current_view
+    assert isinstance(preparing, PreparingView)
+    preparing.preparation.done = True
+    preparing.on_update(1 / 60)  # its kernels are cached now: the checks run before it is built
+    picker = game.window.current_view
+    assert isinstance(picker, PickerView) and counted
+    assert "overlapping box pairs at the start" in " ".join(picker.entry.problems)
+    assert not picker.entry.playable

@@ -112,9 +112,18 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def validate(
-    raw: dict[str, Any], source: Path, text: str | None = None, overridden: dict[KeyPath, str] | None = None
+    raw: dict[str, Any],
+    source: Path,
+    text: str | None = None,
+    overridden: dict[KeyPath, str] | None = None,
+    build: bool = True,
 ) -> LoadedLevel:
-    """Check level data against the schema and the files it names; raise ``LevelError`` with every problem."""
+    """Check level data against the schema and the files it names; raise ``LevelError`` with every problem.
+
+    ``build`` False leaves out the checks that run numba kernels (``kernel_checks``), which a first
+    start compiles for seconds the picker's list must not wait on; the level is then checked so
+    before it is built.
+    """
     label = file_label(source)
     deep = too_deep(raw)  # before anything recursive reads it (overrides and Tiled maps come here too)
     if deep is not None:
@@ -126,14 +135,29 @@ def validate(
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
     problems += frame_work_problems(model, label, text, overridden)
-    problems += box_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
-    level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}))
-    problems = skeleton_problems(level)
-    if problems:
-        raise LevelError(problems)
+    level = LoadedLevel(
+        source=source, raw=raw, model=model, overridden=dict(overridden or {}), text=text,
+        kernels_checked=False,
+    )  # fmt: skip
+    if build:
+        kernel_checks(level)
     return level
+
+
+def kernel_checks(level: LoadedLevel) -> None:
+    """The checks of ``level`` that run numba kernels, unless made already: the boxes overlapping at
+    the start counted (``box_problems``), then each skeleton's skin made aside
+    (``skeleton_problems``); raise ``LevelError`` with what they found."""
+    if level.kernels_checked:
+        return
+    problems = box_problems(level.model, file_label(level.source), level.text, level.overridden)
+    if not problems:
+        problems = skeleton_problems(level)
+    if problems:
+        raise LevelError(problems)
+    level.kernels_checked = True
 
 
 def with_value(
@@ -168,11 +192,13 @@ def load_level(
     path: str | Path,
     overrides: list[str] | tuple[str, ...] = (),
     allow_import: list[str] | tuple[str, ...] = (),
+    build: bool = True,
 ) -> LoadedLevel:
     """Read, override (``KEY=VALUE`` strings as for ``--set``) and validate a level file.
 
     ``allow_import``: fnmatch patterns of the modules the level's ``module:attr`` systems may be
-    imported from when a simulation is built (nothing is imported here).
+    imported from when a simulation is built (nothing is imported here). ``build``: as for
+    ``validate``.
     """
     source = Path(path)
     tiled = read_tiled(source) if source.suffix.lower() in TILED_SUFFIXES else None  # a Tiled map
@@ -192,7 +218,7 @@ def load_level(
         else:
             overridden[key] = COMMAND_LINE
     try:
-        level = validate(raw, source, text, overridden)
+        level = validate(raw, source, text, overridden, build)
         level.allow_import = tuple(allow_import)
     except LevelError as error:
         problems.extend(tiled.locate(error.problems) if tiled else error.problems)

@@ -22,6 +22,11 @@ class LoadedLevel:
     """Keys changed after reading the file, with where the change came from (for error messages)."""
     allow_import: tuple[str, ...] = ()
     """Modules ``module:attr`` systems may be imported from (``--allow-import``; never from the file)."""
+    text: str | None = None
+    """The file's text, for the line numbers of problems found after it loaded (None: not TOML)."""
+    kernels_checked: bool = True
+    """Whether the checks that run numba kernels were made when it loaded (``validate``'s
+    ``build``); False: ``kernel_checks`` makes them before a simulation is built from it."""
 
     @property
     def directory(self) -> Path:
