@@ -23,6 +23,7 @@ from weft.game.level import LevelError, load_level
 from weft.game.level.plugins import unchecked
 from weft.game.output import output_problem, write_atomically
 from weft.game.simulation import Simulation
+from weft.game.warmup import kernels_ready
 from weft.levels import DEFAULT_LEVEL
 
 USER_ERROR = 1
@@ -156,7 +157,8 @@ def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return USER_ERROR
-    level = load_level(args.level, args.set, args.allow_import) if args.level else None  # None: the picker
+    # on a first start the checks that run kernels wait for them: the window says it compiles first
+    level = load_level(args.level, args.set, args.allow_import, kernels_ready()) if args.level else None
     script = load_script(args.replay) if args.replay else []
     if not _has_display():
         print(
@@ -192,7 +194,9 @@ def _run(args: argparse.Namespace) -> int:
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return OUTPUT_ERROR
-    level = load_level(args.level, args.set, args.allow_import)
+    # on a first start the checks that run kernels wait for them (``Simulation`` makes them): the
+    # line that says it compiles comes first, and the kernels compile on both cores
+    level = load_level(args.level, args.set, args.allow_import, kernels_ready())
     script = load_script(args.input) if args.input else []
     script_lines = script_problems(script, level, args.input) if args.input else []
     if script_lines:

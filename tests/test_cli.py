@@ -102,3 +102,23 @@ def test_play_without_a_display_says_what_to_do_instead() -> None:
     assert result.returncode == 1
     assert "play needs a display" in result.stderr and "run" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_on_a_first_start_run_still_refuses_a_level_the_kernel_checks_refuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # cold, the level loads without the checks that run kernels (they would compile before the
+    # line that says so, on one core): Simulation makes them before anything is built
+    from weft.game import cli
+
+    tables = "".join(
+        f'[[boxes]]\nname = "p{k}"\nlayout = "pyramid"\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n'
+        for k in range(10)
+    )  # ten 55-box pyramids at one place: 2475 pairs overlap, past BOX_OVERLAPS
+    level = tmp_path / "crowded.toml"
+    level.write_text(tables, encoding="utf-8")
+    monkeypatch.setattr(cli, "kernels_ready", lambda: False)
+    assert cli.main(["run", str(level), "--frames", "1"]) == cli.USER_ERROR
+    error = capsys.readouterr().err
+    assert "crowded.toml: boxes.9: expected at most 2000 overlapping box pairs at the start" in error
+    assert "Traceback" not in error
