@@ -203,8 +203,12 @@ def _run(args: argparse.Namespace) -> int:
         print("\n".join(script_lines), file=sys.stderr)
         return USER_ERROR
     first_start = FirstStart(Path(args.level), sys.stderr)  # a cold cache compiles: say so
-    compile_level_apart(Path(args.level), args.set)  # on both cores, when cold
-    sim = Simulation(level)
+    try:
+        compile_level_apart(Path(args.level), args.set)  # on both cores, when cold
+        sim = Simulation(level)
+    except BaseException:  # refused by its kernel checks, or interrupted: no line after the error
+        first_start.cancel()
+        raise
     session = Session(sim)
     session.follow(script)
     pictures = None

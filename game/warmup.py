@@ -126,6 +126,10 @@ class FirstStart:
             flush=True,
         )
 
+    def cancel(self) -> None:
+        """Stop the timer without a word: the start failed (a level its kernel checks refuse)."""
+        self._notice.cancel()
+
     def first_frame_done(self) -> None:
         """Stop the timer, and say how long it took if the line was printed (once)."""
         self._notice.cancel()

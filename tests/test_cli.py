@@ -109,7 +109,7 @@ def test_on_a_first_start_run_still_refuses_a_level_the_kernel_checks_refuse(
 ) -> None:
     # cold, the level loads without the checks that run kernels (they would compile before the
     # line that says so, on one core): Simulation makes them before anything is built
-    from weft.game import cli
+    from weft.game import cli, warmup
 
     tables = "".join(
         f'[[boxes]]\nname = "p{k}"\nlayout = "pyramid"\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n'
@@ -118,7 +118,12 @@ def test_on_a_first_start_run_still_refuses_a_level_the_kernel_checks_refuse(
     level = tmp_path / "crowded.toml"
     level.write_text(tables, encoding="utf-8")
     monkeypatch.setattr(cli, "kernels_ready", lambda: False)
+    timers = []
+    cancel = warmup.FirstStart.cancel
+    monkeypatch.setattr(warmup.FirstStart, "cancel", lambda self: timers.append(self) or cancel(self))
     assert cli.main(["run", str(level), "--frames", "1"]) == cli.USER_ERROR
+    # the "preparing physics" timer is stopped with the error, not left to print after it
+    assert timers and timers[0]._notice.finished.is_set()
     error = capsys.readouterr().err
     assert "crowded.toml: boxes.9: expected at most 2000 overlapping box pairs at the start" in error
     assert "Traceback" not in error

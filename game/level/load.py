@@ -135,6 +135,8 @@ def validate(
     problems = texture_problems(model, source.parent, label, text, overridden)
     problems += system_problems(model, label, text, overridden)
     problems += frame_work_problems(model, label, text, overridden)
+    if build:  # with the rest, so that every problem is told at once
+        problems += box_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
     level = LoadedLevel(
@@ -142,7 +144,8 @@ def validate(
         kernels_checked=False,
     )  # fmt: skip
     if build:
-        kernel_checks(level)
+        _check_skins(level)
+        level.kernels_checked = True
     return level
 
 
@@ -153,11 +156,16 @@ def kernel_checks(level: LoadedLevel) -> None:
     if level.kernels_checked:
         return
     problems = box_problems(level.model, file_label(level.source), level.text, level.overridden)
-    if not problems:
-        problems = skeleton_problems(level)
     if problems:
         raise LevelError(problems)
+    _check_skins(level)
     level.kernels_checked = True
+
+
+def _check_skins(level: LoadedLevel) -> None:
+    problems = skeleton_problems(level)
+    if problems:
+        raise LevelError(problems)
 
 
 def with_value(
