@@ -51,9 +51,9 @@ Signature = tuple[int, int] | None
 """A file's (mtime in ns, size in bytes), or None when it does not exist."""
 
 _read: dict[Path, tuple[tuple[Signature, ...], LevelEntry, bool]] = {}
-"""Entries already read, with the (mtime, size) of the files they came from and whether the skins
-were made (``build``): validating every level takes about half a second here, too long to repeat
-each time the picker opens."""
+"""Entries already read, with the (mtime, size) of the files they came from and whether the checks
+that run kernels were made (``build``): validating every level takes about half a second here, too
+long to repeat each time the picker opens."""
 
 
 def list_levels(directory: Path = LEVELS_DIR, build: bool = True) -> list[LevelEntry]:

@@ -139,10 +139,7 @@ def validate(
         problems += box_problems(model, label, text, overridden)
     if problems:
         raise LevelError(problems)
-    level = LoadedLevel(
-        source=source, raw=raw, model=model, overridden=dict(overridden or {}), text=text,
-        kernels_checked=False,
-    )  # fmt: skip
+    level = LoadedLevel(source=source, raw=raw, model=model, overridden=dict(overridden or {}), text=text)
     if build:
         _check_skins(level)
         level.kernels_checked = True

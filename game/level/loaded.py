@@ -24,9 +24,9 @@ class LoadedLevel:
     """Modules ``module:attr`` systems may be imported from (``--allow-import``; never from the file)."""
     text: str | None = None
     """The file's text, for the line numbers of problems found after it loaded (None: not TOML)."""
-    kernels_checked: bool = True
-    """Whether the checks that run numba kernels were made when it loaded (``validate``'s
-    ``build``); False: ``kernel_checks`` makes them before a simulation is built from it."""
+    kernels_checked: bool = False
+    """Whether the checks that run numba kernels were made (``validate``'s ``build``); if not,
+    ``kernel_checks`` makes them before a simulation is built from it."""
 
     @property
     def directory(self) -> Path:
