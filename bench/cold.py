@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from weft.bench.measure import progress
 from weft.bench.table import align
 from weft.levels import LEVELS_DIR
 
@@ -64,9 +65,13 @@ def measure_cold(levels: list[Path] | None = None) -> list[ColdStart]:
     commands.append((["warmup"], "warmup (every shipped level)"))
     starts = []
     for number, (command, what) in enumerate(commands, 1):
-        starts.append(cold_start(command, what))
-        done = f"{starts[-1].seconds:.1f} s" if starts[-1].ok else "failed"
-        print(f"bench: cold {what}: {done} ({number} of {len(commands)})", file=sys.stderr, flush=True)
+        start = cold_start(command, what)
+        starts.append(start)
+        progress(
+            f"cold {what}: {start.seconds:.1f} s" if start.ok else f"cold {what}: failed",
+            number,
+            len(commands),
+        )
     return starts
 
 

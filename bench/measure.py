@@ -25,6 +25,12 @@ WARMUP_FRAMES = 20
 """Frames stepped before timing starts; the first one alone can take 250 ms of numba cache loading."""
 
 
+def progress(what: str, number: int, count: int) -> None:
+    """``bench: cloth busy (1 of 5)`` on stderr: the tables print only when everything has run,
+    minutes later with ``--busy`` or ``--cold``, and a silent terminal looks hung."""
+    print(f"bench: {what} ({number} of {count})", file=sys.stderr, flush=True)
+
+
 @dataclass(frozen=True)
 class Timing:
     """One engine's timed frames: the median and the 95th percentile, ms."""

@@ -16,7 +16,7 @@ from typing import Any
 from weft.bench import balls, cloth, pyramid, skin
 from weft.bench.busy import copy_command, format_busy_table, measure_busy
 from weft.bench.cold import format_cold_table, measure_cold
-from weft.bench.measure import SceneResult
+from weft.bench.measure import SceneResult, progress
 from weft.bench.table import align
 
 USER_ERROR = 1
@@ -67,25 +67,19 @@ def run_scenes(
             pairs += measure_busy(
                 lambda name=name: _results(SCENES[name](frames)),
                 copy_command(name),
-                say=lambda phase, name=name, number=number: _progress(f"{name} {phase}", number, len(chosen)),
+                say=lambda phase, name=name, number=number: progress(f"{name} {phase}", number, len(chosen)),
             )
         print(json.dumps([p.as_json() for p in pairs], indent=2) if as_json else format_busy_table(pairs))
         return 0
     results = []
     for number, name in enumerate(chosen, 1):
-        _progress(name, number, len(chosen))
+        progress(name, number, len(chosen))
         results += _results(SCENES[name](frames))
     if as_json:
         print(json.dumps([result.as_json() for result in results], indent=2))
     else:
         print(format_table(results))
     return 0
-
-
-def _progress(what: str, number: int, count: int) -> None:
-    """``bench: cloth busy (1 of 5)`` on stderr: the table prints only when every scene has run,
-    minutes later with ``--busy``, and a silent terminal looks hung."""
-    print(f"bench: {what} ({number} of {count})", file=sys.stderr, flush=True)
 
 
 def _results(measured: SceneResult | list[SceneResult]) -> list[SceneResult]:

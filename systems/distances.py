@@ -45,15 +45,19 @@ class DistanceSystem(System):
         self._general = True
         self.current_pass: tuple[Callable[..., None], tuple[Any, ...]] | None = None
         """This substep's kernel and its arguments, called once each iteration (the bench times it)."""
-        self._prepared: tuple[Step, int] | None = None
-        """The step and substep ``current_pass`` was found for by ``fused_iterations``."""
+        self._offered: Step | None = None
+        """The step whose substep's ``current_pass`` ``fused_iterations`` found and did not fuse: the
+        first iteration takes it as it is (cleared there)."""
 
     def idle(self, step: Step) -> bool:
         return world.stores().distances.count == 0
 
     def process(self, step: Step) -> None:
-        found = self._prepared is not None and self._prepared[0] is step and self._prepared[1] == step.substep
-        if (step.iteration == 0 and not found) or self.current_pass is None:
+        if step.iteration == 0:
+            if self._offered is not step:
+                self.current_pass = self._prepare(step)
+            self._offered = None
+        elif self.current_pass is None:
             self.current_pass = self._prepare(step)
         if self.current_pass is not None:
             kernel, arguments = self.current_pass
@@ -63,10 +67,13 @@ class DistanceSystem(System):
         """Every iteration in one kernel call when they are the threads, all rigid, and the built-in
         walls alone (``distance_loop``): the same numbers as the two systems give one by one."""
         self.current_pass = self._prepare(step)
-        self._prepared = (step, step.substep)
+        self._offered = step
         if len(busy) != 2 or type(busy[1]) is not BoundsSystem or self.current_pass is None:
             return None
         kernel, arguments = self.current_pass
+        if kernel is not relax_rigid_sides and kernel is not relax_rigid_distances:
+            return None
+        self._offered = None  # fused: no iteration of this substep comes to process
         *_, clamp = wall_arguments(step)
         pos, prev, radius, inv_mass, kind = clamp[:5]
         walls = tuple(float(value) for value in clamp[5:])  # floats: one typing of the tuple
@@ -77,12 +84,10 @@ class DistanceSystem(System):
             return lambda: iterate_rigid_sides_in_walls(
                 iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, walls
             )
-        if kernel is relax_rigid_distances:
-            _, _, i, j, rest, alive = arguments
-            return lambda: iterate_rigid_in_walls(
-                iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, walls
-            )
-        return None
+        _, _, i, j, rest, alive = arguments
+        return lambda: iterate_rigid_in_walls(
+            iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, walls
+        )
 
     def _prepare(self, step: Step) -> tuple[Callable[..., None], tuple[Any, ...]] | None:
         """This substep's kernel and arguments (None without constraints)."""

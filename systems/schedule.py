@@ -313,9 +313,10 @@ class Schedule:
             if fused is not None:
                 fused()
                 step.iteration = step.iterations - 1
-            for iteration in range(0 if fused else step.iterations):
-                step.iteration = iteration
-                _process(busy, step, guard)
+            else:
+                for iteration in range(step.iterations):
+                    step.iteration = iteration
+                    _process(busy, step, guard)
             _process(end_stage, step, guard)
         _process(stages[Stage.FRAME_END], step, guard)
 

@@ -61,8 +61,12 @@ def test_a_sheet_on_the_floor_ends_where_the_systems_one_by_one_leave_it(
     assert got == expected
 
 
-def one_by_one(iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, walls):
-    """What the distances and bounds systems run, one kernel after the other."""
+def one_by_one(
+    iterations: int, pos: np.ndarray, prev: np.ndarray, *arrays: np.ndarray, split: int, walls: tuple
+) -> None:
+    """What the distances and bounds systems run, one kernel after the other (``arrays``: inverse
+    masses, radii, kinds, the threads' ends, rest lengths and alive flags, the runs and parts)."""
+    inv_mass, radius, kind, i, j, rest, alive, runs, parts = arrays
     for _ in range(iterations):
         relax_rigid_sides(pos, inv_mass, i, j, rest, alive, runs, parts)
         if not all_inside_walls_in_two(pos, radius, *walls[:4], split):
@@ -104,11 +108,10 @@ def test_every_iteration_in_one_call_is_the_kernels_one_after_the_other(seed: in
     count, parts = split_sides(i, j, split, runs)
     runs = runs[:count]
     expected = pos.copy(), prev.copy()
-    one_by_one(12, *expected, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, WALLS)
+    arrays = (inv_mass, radius, kind, i, j, rest, alive, runs, parts)
+    one_by_one(12, *expected, *arrays, split=split, walls=WALLS)
     got = pos.copy(), prev.copy()
-    iterate_rigid_sides_in_walls(
-        12, *got, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, WALLS
-    )
+    iterate_rigid_sides_in_walls(12, *got, *arrays, split, WALLS)
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])
 

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.distance import NO_DIVISION_CHECK, relax_rigid_distances, relax_rigid_runs
 from weft.systems.kernels.distance_sides import SEAM
-from weft.systems.kernels.inside_walls import all_inside_walls
+from weft.systems.kernels.inside_walls import all_inside_walls, inside
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 Walls = tuple[float, float, float, float, float, float, float, float, float, float]
@@ -87,11 +87,11 @@ def iterate_rigid_sides_in_walls(
             relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[side] : parts[side + 1]])
             first = 0 if side == 0 else middle
             last = middle if side == 0 else n
-            inside = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
-            outside += 0 if inside else 1
+            held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
+            outside += 0 if held else 1
         relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
-        inside = outside == 0 and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
-        _keep_inside(pos, prev, inv_mass, radius, kind, walls, inside)
+        held = outside == 0 and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
+        _keep_inside(pos, prev, inv_mass, radius, kind, walls, held)
 
 
 @numba.njit(cache=True, **INNER)
@@ -106,15 +106,13 @@ def _ends_inside(
     right: float,
     top: float,
 ) -> bool:
-    """Whether both ends of every constraint in ``runs`` are inside the walls (``all_inside_walls``'
-    test, point by point)."""
-    inside = True
+    """Whether both ends of every constraint in ``runs`` are inside the walls (``inside``)."""
+    every = True
     for r in range(runs.shape[0]):
         for c in range(runs[r, 0], runs[r, 1]):
             for k in (i[c], j[c]):
-                x, y, s = pos[k, 0], pos[k, 1], radius[k]
-                inside &= (left + s <= x) & (x <= right - s) & (bottom + s <= y) & (y <= top - s)
-    return inside
+                every &= inside(pos[k, 0], pos[k, 1], radius[k], left, bottom, right, top)
+    return every
 
 
 @numba.njit(cache=True, inline="always")
@@ -125,8 +123,8 @@ def _keep_inside(
     radius: npt.NDArray[np.float64],
     kind: npt.NDArray[np.uint8],
     walls: Walls,
-    inside: bool,
+    held: bool,
 ) -> None:
-    """The clamp, unless every point is ``inside``: it would move none (``BoundsSystem``)."""
-    if not inside:
+    """The clamp, unless every point is ``held`` inside: it would move none (``BoundsSystem``)."""
+    if not held:
         clamp_to_bounds(pos, prev, radius, inv_mass, kind, *walls)

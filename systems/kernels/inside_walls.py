@@ -24,6 +24,13 @@ import numpy.typing as npt
 from weft.systems.kernels.jit import kernel_with_threads
 
 
+@numba.njit(cache=True, inline="always")
+def inside(x: float, y: float, r: float, left: float, bottom: float, right: float, top: float) -> bool:
+    """Whether the disc of radius ``r`` at ``(x, y)`` lies within the walls (edges included; not a
+    number is not inside). Without branches: the loops that call it stay vectorised."""
+    return (left + r <= x) & (x <= right - r) & (bottom + r <= y) & (y <= top - r)
+
+
 @numba.njit(cache=True)
 def all_inside_walls(
     pos: npt.NDArray[np.float64],
@@ -37,13 +44,10 @@ def all_inside_walls(
     ``clamp_to_bounds`` moves none of them. A coordinate that is not a number is not inside, so
     the clamp sees it as before. Shapes: ``pos`` ``(N, 2)``, ``radius`` ``(N,)``."""
     flat = pos.reshape(-1)  # x at 2k, y at 2k + 1: numba vectorises that, not pos[k, 0] with its stride
-    inside = True
+    every = True
     for k in range(pos.shape[0]):
-        r = radius[k]
-        x = flat[2 * k]
-        y = flat[2 * k + 1]
-        inside &= (left + r <= x) & (x <= right - r) & (bottom + r <= y) & (y <= top - r)
-    return inside
+        every &= inside(flat[2 * k], flat[2 * k + 1], radius[k], left, bottom, right, top)
+    return every
 
 
 @kernel_with_threads
