@@ -1,18 +1,26 @@
 """A first start's kernels compiled in two processes at once, on both cores.
 
 With numba's cache empty, a level's first frame compiles every kernel it
-calls, one after the other, holding the interpreter: 50 s for the 55-box
-pyramid here, 40 s of it the box step (``step_boxes``) with all it calls,
-the solver (``solve_boxes``) alone 27 s. numba compiles a kernel's callees
-while it types the kernel (it needs their return types), so nothing splits
-that work inside one process. But a kernel another process has compiled
-and cached loads in milliseconds when its caller compiles.
+calls, one after the other, holding the interpreter: 24 s for the 55-box
+pyramid here, 21 s of it the box step (``step_boxes``) with all it calls.
+numba compiles a kernel's callees while it types the kernel (it needs
+their return types), so nothing splits that work inside one process. But
+a kernel another process has compiled and cached loads in milliseconds
+when its caller compiles.
 
 So when a plan's kernels are not cached yet, a second process
-(``python -m weft.systems.first_start PLAN``) compiles part of them while
-this one compiles the rest, and this one then compiles what needs both
-(the box step, over the solver the second process made). The plans are
-read off cold compiles of the shipped levels and kept in
+(``python -m weft.systems.first_start PLAN``) compiles its side of them
+while this one compiles the other. A plan is a schedule of the kernels'
+call graph over the two processes: each kernel compiles once its callees
+are done, on the side where it finishes soonest, the kernels with the
+longest chain of callers above them first (list scheduling by critical
+path). Before a kernel whose callees the other side compiles, a process
+waits until the other says they are done: each tells the other, through
+a pipe, the kernel it has just cached. The 55-box pyramid's 24 s of
+compiling took 17 s on two cores as a split into two halves and the box
+step after them; scheduled so, 13 s.
+
+The plans are read off cold compiles of the shipped levels and kept in
 ``first_start.txt`` (``python tests/first_start.py --write``;
 ``tests/test_first_start.py`` fails when one no longer matches what the
 levels compile): one for each build of the box step (``for_boxes``),
@@ -29,14 +37,18 @@ executable is not a Python that runs modules).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numba
 from numba.core import types
@@ -44,18 +56,22 @@ from numba.core import types
 from weft.systems.kernels.jit import one_thread
 
 RECORD = Path(__file__).with_name("first_start.txt")
-"""The kernels cold starts compile, by plan: ``plan, role, seconds, module, name, signature`` a line
-(tab-separated). A plan is a build of the box step (``step_boxes``, ``step_boxes_one_thread``: any
-scene with boxes) or a shipped level (``level NAME``); its roles are ``apart`` (the second process
-compiles it), ``here`` (this one, meanwhile) and ``after`` (this one, once both are done); the
-seconds are what it took in one process when recorded."""
+"""The kernels cold starts compile, by plan: ``plan, side, seconds, calls, module, name, signature``
+a line (tab-separated). A plan is a build of the box step (``step_boxes``, ``step_boxes_one_thread``:
+any scene with boxes) or a shipped level (``level NAME``); its lines are in the order the plan was
+scheduled in, and each side (``here``: this process, ``apart``: the second) compiles its lines in
+that order. ``seconds`` is what the kernel took with its callees cached, when recorded; ``calls``
+the plan's kernels it calls, by their place among the plan's lines (``-``: none)."""
 
 WAIT_S = 600.0
-"""The longest this process waits for the second one (a cold plan takes 10-40 s here, two minutes on
-a busy machine): past it the second process is ended and the frame compiles what is missing."""
+"""The longest a plan may take (a cold one takes 10-20 s here, two minutes on a busy machine): past
+it neither process waits for the other any more, the second is ended, and the frame compiles what is
+missing."""
 
 SWITCH = "WEFT_COMPILE_APART"
 """Set to ``0`` to compile every kernel in the process that needs it (one core, or to measure)."""
+
+SIDES = ("here", "apart")
 
 _TYPES = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")} | {
     "bool": types.boolean
@@ -68,8 +84,9 @@ class Unit:
     """One kernel compiled for one signature, as ``RECORD`` lists it."""
 
     plan: str
-    role: str
+    side: str
     seconds: float
+    calls: tuple[int, ...]
     module: str
     name: str
     signature: str
@@ -99,19 +116,26 @@ def _units() -> list[Unit]:
     units = []
     for line in RECORD.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
-            plan, role, seconds, *kernel = line.split("\t")
-            units.append(Unit(plan, role, float(seconds), *kernel))
+            plan, side, seconds, calls, *kernel = line.split("\t")
+            called = () if calls == "-" else tuple(int(k) for k in calls.split(","))
+            units.append(Unit(plan, side, float(seconds), called, *kernel))
     return units
 
 
 def recorded(plan: str) -> list[Unit]:
-    """``RECORD``'s units of ``plan``, in the order each process compiles them."""
+    """``RECORD``'s units of ``plan``, in the order they were scheduled (``calls`` index this list)."""
     return [unit for unit in _units() if unit.plan == plan]
 
 
 def plans() -> list[str]:
     """The names of ``RECORD``'s plans, sorted."""
     return sorted({unit.plan for unit in _units()})
+
+
+def roots(units: Sequence[Unit]) -> list[Unit]:
+    """The units no other unit of the plan calls: once they are all cached, so is every callee."""
+    called = {k for unit in units for k in unit.calls}
+    return [unit for k, unit in enumerate(units) if k not in called]
 
 
 def _cores() -> int:
@@ -121,46 +145,111 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+class Heard:
+    """What the other process has said it compiled: the units' places, read off ``stream`` one a
+    line by a thread of its own, so waiting for one sleeps (no polling) until it is said, the stream
+    ends (the other is done or gone) or the plan's time is up."""
+
+    def __init__(self, stream: IO[str], deadline: float) -> None:
+        self._done: set[int] = set()
+        self._ended = False
+        self._deadline = deadline
+        self._news = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        try:
+            for line in stream:
+                if line.strip().isdigit():
+                    with self._news:
+                        self._done.add(int(line))
+                        self._news.notify_all()
+        except (OSError, ValueError):  # the pipe broke or was closed under us: the same as its end
+            pass
+        finally:
+            with self._news:
+                self._ended = True
+                self._news.notify_all()
+
+    def wait_for(self, places: Sequence[int]) -> None:
+        """Return once every unit in ``places`` is done, the other is silent for good, or time is up
+        (then the caller compiles what is missing itself, as numba does)."""
+        with self._news:
+            self._news.wait_for(
+                lambda: self._ended or self._done.issuperset(places),
+                timeout=max(0.0, self._deadline - time.monotonic()),
+            )
+
+    def finished(self, timeout: float) -> bool:
+        """Wait until the stream ends (the other process has compiled its side) or ``timeout``."""
+        self._reader.join(timeout)
+        return not self._reader.is_alive()
+
+
+def compile_side(units: Sequence[Unit], side: str, heard: Heard, tell: Callable[[int], None]) -> None:
+    """Compile ``side``'s units in order, each once the units it calls on the other side are heard
+    done, telling the other each one compiled (``tell(place)``)."""
+    for place, unit in enumerate(units):
+        if unit.side != side:
+            continue
+        heard.wait_for([k for k in unit.calls if units[k].side != side])
+        unit.compile()
+        tell(place)
+
+
+def teller(stream: IO[str]) -> Callable[[int], None]:
+    """A ``tell`` for ``compile_side`` that writes each place on a line of ``stream``, flushed."""
+
+    def tell(place: int) -> None:
+        try:
+            stream.write(f"{place}\n")
+            stream.flush()
+        except (OSError, ValueError):  # the other is gone: it needs no news
+            pass
+
+    return tell
+
+
 @functools.cache
 def compile_apart(plan: str) -> None:
-    """Compile ``plan``'s kernels in two processes when they are not cached: the second compiles its
-    ``apart`` units while this one compiles its ``here`` units, then this one its ``after`` units
-    (once a process and plan; a no-op when its longest kernel is cached, with no such plan, when
-    off, or with one core to compile on)."""
+    """Compile ``plan``'s kernels in two processes when they are not cached: the second its
+    ``apart`` side while this one its ``here`` side (once a process and plan; a no-op when every
+    root of the plan is cached, with no such plan, when off, or with one core to compile on)."""
     # a frozen application's executable is the application, not a Python to run a module with
     if os.environ.get(SWITCH, "1") == "0" or _cores() < 2 or getattr(sys, "frozen", False):
         return
     if numba.config.DISABLE_JIT:  # kernels are plain Python: nothing compiles
         return
     units = recorded(plan)
-    if not units or max(units, key=lambda unit: unit.seconds).cached():
+    if not units or all(unit.cached() for unit in roots(units)):
         return
     try:
         second = subprocess.Popen(
             [sys.executable, "-m", "weft.systems.first_start", plan],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env={**os.environ, SWITCH: "0"},
+            text=True,
         )
     except OSError:  # no second process: the frame compiles it all here, as without a plan
         return
+    assert second.stdin is not None and second.stdout is not None
+    deadline = time.monotonic() + WAIT_S
+    heard = Heard(second.stdout, deadline)
     try:
-        for unit in units:
-            if unit.role == "here":
-                unit.compile()
+        compile_side(units, "here", heard, teller(second.stdin))
     except BaseException:
         second.kill()
         raise
     finally:
-        try:
-            second.wait(timeout=WAIT_S)
-        except subprocess.TimeoutExpired:  # stuck: what it has not cached, the frame compiles
-            second.kill()
-            second.wait()
-    for unit in units:
-        if unit.role == "after":
-            unit.compile()
+        with contextlib.suppress(OSError):  # the second is done already: its end of the pipe is shut
+            second.stdin.close()  # nothing more to hear from this side
+        if not heard.finished(max(0.0, deadline - time.monotonic())):
+            second.kill()  # stuck: what it has not cached, the frame compiles
+        second.wait()
+        second.stdout.close()
 
 
 def compile_step_apart(step: Any) -> None:
@@ -170,10 +259,12 @@ def compile_step_apart(step: Any) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """The second process: compile the ``apart`` units of plan ``argv[0]``."""
-    for unit in recorded(argv[0]):
-        if unit.role == "apart":
-            unit.compile()
+    """The second process: compile the ``apart`` side of plan ``argv[0]``, hearing this one's
+    ``here`` side on stdin and telling its own on stdout."""
+    heard = Heard(sys.stdin, time.monotonic() + WAIT_S)
+    compile_side(recorded(argv[0]), "apart", heard, teller(sys.stdout))
+    with contextlib.suppress(OSError):  # this one is done and gone: nobody to tell
+        sys.stdout.close()
     return 0
 
 

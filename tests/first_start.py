@@ -3,18 +3,20 @@
 Runs ``weft run LEVEL --frames 1`` for every shipped level with an empty
 numba cache, in one process (``WEFT_COMPILE_APART=0``), and logs numba's
 compile events: which of our kernels compile, for which argument types,
-inside which, and for how long. From each log it makes a plan
-(``plan_lines``) for the level when it took ``SPLIT_FROM_S`` or more, and
-for the box step's build the pyramid (one-thread twins) and the large
-pyramid (the build for threads) run. ``--write`` stores them in
-``systems/first_start.txt`` (else they are printed). Re-record after
-changing what a level's systems pass to their kernels:
-``tests/test_first_start.py`` fails until then. Takes about ten minutes.
+inside which, for how long, and which of ours each calls. From each log it
+schedules a plan (``plan_lines``) for the level when it took
+``SPLIT_FROM_S`` or more, and for the box step's build the pyramid
+(one-thread twins) and the large pyramid (the build for threads) run.
+``--write`` stores them in ``systems/first_start.txt`` (else they are
+printed). Re-record after changing what a level's systems pass to their
+kernels: ``tests/test_first_start.py`` fails until then. Takes about ten
+minutes.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -29,12 +31,27 @@ BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.
 """A level for each build of the box step (its plan serves any scene with boxes)."""
 SPLIT_FROM_S = 8.0
 """A shipped level whose kernels compile in this long or more (one process) gets a plan of its own."""
+SECOND_STARTS_S = 0.8
+"""How long the second process takes to start compiling here (Python, numba, our kernels' modules)."""
+LOAD_S = 0.02
+"""Loading a callee the other process compiled from numba's cache, about."""
 HEADER = "the kernels a cold start compiles, split in two processes (systems/first_start.py)"
 
 LOGGER = """
 import json, sys, time
-from numba.core import event
+from numba.core import event, ir, types
 log, stack = [], []
+
+def calls(result):
+    found = set()
+    for expr, signature in result.fndesc.calltypes.items():
+        if isinstance(expr, ir.Expr) and expr.op == "call":
+            called = result.fndesc.typemap.get(expr.func.name)
+            if isinstance(called, types.Dispatcher):
+                func = called.dispatcher.py_func
+                found.add((func.__module__, func.__qualname__, repr(tuple(signature.args))))
+    return sorted(found)
+
 class Log(event.Listener):
     def on_start(self, ev):
         func = ev.data["dispatcher"].py_func
@@ -45,6 +62,9 @@ class Log(event.Listener):
     def on_end(self, ev):
         entry = log[stack.pop()]
         entry["seconds"] = time.perf_counter() - entry.pop("start")
+        result = ev.data["dispatcher"].overloads.get(tuple(ev.data["args"]))
+        entry["calls"] = [] if result is None else calls(result)
+
 event.register("numba:compile", Log())
 from weft.game.cli import main
 main(["run", sys.argv[1], "--frames", "1"])
@@ -70,58 +90,71 @@ def own(entry: dict) -> bool:
     return entry["module"].startswith("weft.")
 
 
+def key(entry: dict) -> tuple[str, str, str]:
+    return entry["module"], entry["name"], entry["signature"]
+
+
 def callees(entry: dict, log: list[dict]) -> list[dict]:
     """Our kernels ``entry`` compiled directly, in the order it reached them."""
     return [e for e in log if e["inside"] and e["inside"][-1] == entry["id"] and own(e)]
 
 
-def plan_lines(plan: str, log: list[dict]) -> list[str]:
-    """``plan``'s record lines from a cold compile log: the kernels split over two processes.
+def below(entry: dict, log: list[dict]) -> list[dict]:
+    """``entry`` and every kernel of ours compiled inside it, in the log's order."""
+    return [e for e in log if own(e) and (e is entry or entry["id"] in e["inside"])]
 
-    Each of our kernels the frame compiled at the top is a job, except the
-    box step, whose own callees are jobs (the solver always in the second
-    process) and which compiles after both (``after``). Jobs go, the
-    longest first, to the process with less to do; then the solver's last
-    callees move here while that evens the two."""
-    tops = [entry for entry in log if not entry["inside"] and own(entry)]
-    step = next((entry for entry in tops if entry["name"].startswith("step_boxes")), None)
-    jobs = [entry for entry in tops if entry is not step]
-    apart, here, after, solver_callees = [], [], [], []
-    if step is not None:
-        solver = next(entry for entry in callees(step, log) if entry["name"].startswith("solve_boxes"))
-        apart.append(solver)
-        jobs += [entry for entry in callees(step, log) if entry is not solver]
-        after.append(step)
-        solver_callees = callees(solver, log)[::-1]
-    loads = {"apart": sum(entry["seconds"] for entry in apart), "here": 0.0}
-    for job in sorted(jobs, key=lambda entry: -entry["seconds"]):
-        side = "here" if loads["here"] <= loads["apart"] else "apart"
-        (here if side == "here" else apart).append(job)
-        loads[side] += job["seconds"]
-    moved = []
-    for callee in solver_callees:
-        if loads["here"] + callee["seconds"] > loads["apart"] - callee["seconds"]:
-            break
-        moved.append(callee)
-        loads["here"] += callee["seconds"]
-        loads["apart"] -= callee["seconds"]
-    total = sum(entry["seconds"] for entry in tops)
-    last = sum(entry["seconds"] - sum(e["seconds"] for e in callees(entry, log)) for entry in after)
+
+def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
+    """``plan``'s record lines: ``entries`` (kernels of ``log``) scheduled over two processes.
+
+    Each kernel costs what it took less its callees (``own_seconds``), and
+    can compile once every kernel of the plan it calls has (``entry["calls"]``).
+    In turn, of the kernels whose callees are placed, the one with the
+    longest chain of callers above it goes to the side where it would
+    finish first (list scheduling by critical path): the box step and the
+    solver it calls end every box level's chain, so what leads to them goes
+    first and the rest fills in around it."""
+    units = {key(entry): entry for entry in entries}
+    own_seconds = {
+        key(entry): entry["seconds"] - sum(e["seconds"] for e in callees(entry, log)) for entry in entries
+    }
+    calls = {key(entry): [tuple(c) for c in entry["calls"] if tuple(c) in units] for entry in entries}
+    callers = {unit: [other for other in units if unit in calls[other]] for unit in units}
+
+    @functools.cache
+    def chain(unit: tuple[str, str, str]) -> float:
+        return own_seconds[unit] + max((chain(c) for c in callers[unit]), default=0.0)
+
+    free = {"here": 0.0, "apart": SECOND_STARTS_S}
+    placed: dict[tuple[str, str, str], tuple[str, float]] = {}
+    order = []
+    while len(order) < len(units):
+        ready = [unit for unit in units if unit not in placed and all(c in placed for c in calls[unit])]
+        unit = max(ready, key=chain)
+
+        def finish(side: str, unit: tuple[str, str, str] = unit) -> float:
+            begin = max([free[side]] + [placed[c][1] + LOAD_S for c in calls[unit] if placed[c][0] != side])
+            return begin + own_seconds[unit]
+
+        side = min(free, key=finish)
+        placed[unit] = side, finish(side)
+        free[side] = placed[unit][1]
+        order.append(unit)
+    loads = {side: sum(own_seconds[u] for u in order if placed[u][0] == side) for side in free}
     print(
-        f"{plan}: {total:.1f} s in one process; second process {loads['apart']:.1f} s, this one "
-        f"{loads['here']:.1f} s, then {last:.1f} s",
+        f"{plan}: {sum(own_seconds.values()):.1f} s in one process; on two, done at "
+        f"{max(free.values()):.1f} s (this one compiles {loads['here']:.1f} s, the second "
+        f"{loads['apart']:.1f} s)",
         file=sys.stderr,
     )
+    place = {unit: k for k, unit in enumerate(order)}
 
-    def line(role: str, entry: dict) -> str:
-        seconds = f"{entry['seconds']:.2f}"
-        return "\t".join([plan, role, seconds, entry["module"], entry["name"], entry["signature"]])
+    def line(unit: tuple[str, str, str]) -> str:
+        called = ",".join(str(place[c]) for c in sorted(calls[unit], key=place.get)) or "-"
+        module, name, signature = unit
+        return "\t".join([plan, placed[unit][0], f"{own_seconds[unit]:.2f}", called, module, name, signature])
 
-    return [
-        *(line("apart", entry) for entry in apart),
-        *(line("here", entry) for entry in moved + here),
-        *(line("after", entry) for entry in after),
-    ]
+    return [line(unit) for unit in order]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,9 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         log = compile_log(level)
         builds = [build for build, name in BUILDS.items() if name == level.name]
         if sum(entry["seconds"] for entry in log if not entry["inside"]) >= SPLIT_FROM_S:
-            lines += plan_lines(f"level {level.name}", log)
+            lines += plan_lines(f"level {level.name}", [entry for entry in log if own(entry)], log)
         for build in builds:
-            lines += plan_lines(build, log)
+            step = next(entry for entry in log if entry["name"] == build and not entry["inside"])
+            lines += plan_lines(build, below(step, log), log)
     text = "\n".join(lines) + "\n"
     if args.write:
         RECORD.write_text(text, encoding="utf-8")

@@ -5,7 +5,9 @@ process would compile kernels for argument types nothing passes any more.
 So each plan is checked here against numba's cache once the level it was
 made from has stepped: each of its kernels must be cached for its recorded
 signature. Re-record with ``python tests/first_start.py --write`` when
-this fails.
+this fails. Each plan's two sides are also run here without their
+kernels, over pipes as the two processes talk: every unit once, after its
+callees, and neither side waiting for good on the other.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import dataclasses
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -21,7 +25,18 @@ from weft.game import warmup
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems import first_start
-from weft.systems.first_start import SWITCH, compile_apart, compile_step_apart, plans, recorded
+from weft.systems.first_start import (
+    SIDES,
+    SWITCH,
+    Heard,
+    compile_apart,
+    compile_side,
+    compile_step_apart,
+    plans,
+    recorded,
+    roots,
+    teller,
+)
 from weft.systems.kernels.box_step import step_boxes
 from weft.systems.kernels.jit import one_thread
 
@@ -47,11 +62,74 @@ def test_there_is_a_plan_for_each_build_and_the_long_levels() -> None:
     assert {"level pyramid.toml", "level ragdoll.toml"} <= set(names)
     for build in BUILDS:
         units = recorded(build)
-        assert [unit.name for unit in units if unit.role == "after"] == [build]
-        assert units[0].role == "apart" and units[0].name.startswith("solve_boxes")
+        step = next(unit for unit in units if unit.name == build)
+        assert roots(units) == [step]  # the box step calls everything else of its plan
+        assert any(units[k].name.startswith("solve_boxes") for k in step.calls)
     for plan in names:
-        roles = {unit.role for unit in recorded(plan)}
-        assert {"apart", "here"} <= roles <= {"apart", "here", "after"}, plan
+        units = recorded(plan)
+        assert {unit.side for unit in units} == set(SIDES), plan
+        for place, unit in enumerate(units):  # scheduled after its callees, which are the plan's
+            assert all(k < place for k in unit.calls), (plan, unit.name)
+            assert unit.seconds >= 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job:
+    """A unit's place in the schedule without its kernel: compiling it only notes the order."""
+
+    side: str
+    calls: tuple[int, ...]
+    done: list[int]
+    place: int
+
+    def compile(self) -> None:
+        assert all(k in self.done for k in self.calls), "compiled before its callees"
+        time.sleep(0.001)
+        self.done.append(self.place)
+
+
+def _two_sides(jobs: list[_Job], here_hears: Heard, apart_hears: Heard, tell_here, tell_apart) -> None:
+    apart = threading.Thread(target=compile_side, args=(jobs, "apart", apart_hears, tell_apart))
+    apart.start()
+    compile_side(jobs, "here", here_hears, tell_here)
+    apart.join(30)
+    assert not apart.is_alive()
+
+
+@pytest.mark.parametrize("plan", plans())
+def test_both_sides_of_each_plan_compile_everything_after_its_callees_and_never_wait_on_each_other(
+    plan: str,
+) -> None:
+    done: list[int] = []
+    units = recorded(plan)
+    jobs = [_Job(unit.side, unit.calls, done, place) for place, unit in enumerate(units)]
+    to_apart, to_here = os.pipe(), os.pipe()
+    with (
+        os.fdopen(to_apart[0]) as apart_in,
+        os.fdopen(to_apart[1], "w") as here_out,
+        os.fdopen(to_here[0]) as here_in,
+        os.fdopen(to_here[1], "w") as apart_out,
+    ):
+        deadline = time.monotonic() + 60
+        tell_here, tell_apart = teller(here_out), teller(apart_out)
+        _two_sides(jobs, Heard(here_in, deadline), Heard(apart_in, deadline), tell_here, tell_apart)
+    assert sorted(done) == list(range(len(units)))
+
+
+def test_a_side_whose_other_is_gone_or_late_compiles_without_waiting() -> None:
+    read, write = os.pipe()
+    os.close(write)  # the other process died before it said anything
+    with os.fdopen(read) as silent:
+        gone = Heard(silent, time.monotonic() + 600)
+        started = time.monotonic()
+        gone.wait_for([0, 1])
+        assert gone.finished(5)
+    read, write = os.pipe()
+    with os.fdopen(read) as quiet, os.fdopen(write, "w"):
+        late = Heard(quiet, time.monotonic() - 1)  # the plan's time is up
+        late.wait_for([0])
+        assert not late.finished(0.01)
+    assert time.monotonic() - started < 5
 
 
 @pytest.mark.parametrize("plan", plans())
@@ -63,7 +141,7 @@ def test_each_planned_kernel_is_what_its_level_compiles(plan: str) -> None:
 
 def test_a_signature_nothing_passes_is_not_cached() -> None:
     _step_once("pyramid.toml")
-    unit = recorded("step_boxes_one_thread")[-1]
+    unit = next(unit for unit in recorded("step_boxes_one_thread") if unit.name == "step_boxes_one_thread")
     assert unit.cached()
     changed = dataclasses.replace(unit, signature=unit.signature.replace("int64", "int32", 1))
     assert changed.signature != unit.signature and not changed.cached()
@@ -109,6 +187,7 @@ def test_the_second_process_compiles_its_part_and_exits_cleanly() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "weft.systems.first_start", "step_boxes_one_thread"],
         env={**os.environ, SWITCH: "0"},
+        stdin=subprocess.DEVNULL,  # this side says nothing: it compiles its side regardless
         capture_output=True,
         text=True,
         timeout=600,
