@@ -31,7 +31,7 @@ from typing import TextIO
 
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
-from weft.systems.first_start import compile_apart
+from weft.systems.first_start import compile_apart, watch
 from weft.systems.kernels import READY_MARK
 
 WARM_FRAMES = 2
@@ -48,38 +48,69 @@ def kernels_ready() -> bool:
     return READY_MARK.exists()
 
 
-def progress_line(done: int, total: int, name: str) -> str:
-    """What a player reads while the kernels compile."""
-    return f"preparing physics, first run only: {done} of {total} ({name})"
+Kernels = tuple[int, int] | None
+"""A plan's kernels done and in all, as it compiles (``first_start.watch``); None without a plan."""
+
+Report = Callable[[int, int, str, Kernels], None]
+"""``report(levels done, levels, the level compiling, its kernels)`` (``prepare_physics``)."""
+
+LINE_EVERY_S = 1.0
+"""The least time between two lines that only count more kernels done (``report_to``, ``FirstStart``):
+a cold start says how far it is each second, not each kernel."""
+
+
+def progress_line(done: int, total: int, name: str, kernels: Kernels = None) -> str:
+    """What a player reads while the kernels compile: ``done`` of ``total`` levels, the one compiling
+    (``name``) and how many of its kernels are done when it has a plan (``kernels``)."""
+    said = "preparing physics, first run only: "
+    if done == total:
+        return said + "done"
+    counted = None if kernels is None else f"{kernels[0]} of {kernels[1]} kernels"
+    if total == 1:
+        return said + (f"compiling the kernels {name} needs" if counted is None else f"{counted} ({name})")
+    return said + f"{done} of {total} levels ({name})" + ("" if counted is None else f", {counted}")
 
 
 def prepare_physics(
-    report: Callable[[int, int, str], None] | None = None,
+    report: Report | None = None,
     levels: Sequence[Path] | None = None,
     overrides: Sequence[str] = (),
     allow_import: Sequence[str] = (),
 ) -> float:
     """Step ``levels`` (every shipped level by default; ``overrides`` and ``allow_import`` as for
-    ``weft run``) ``WARM_FRAMES`` frames each, calling ``report(done, total, level name)`` before
-    each; mark the cache ready when they were every shipped level. Returns the seconds it took."""
+    ``weft run``) ``WARM_FRAMES`` frames each, calling ``report(done, total, level name, kernels)``
+    before each and as its plan's kernels compile; mark the cache ready when they were every shipped
+    level. Returns the seconds it took."""
     started = time.perf_counter()
     every = levels is None
     levels = warm_levels() if levels is None else list(levels)
     for done, path in enumerate(levels):
         if report is not None:
-            report(done, len(levels), path.name)
-        compile_level_apart(path, overrides)
-        sim = Simulation.load(path, overrides, allow_import)
+            report(done, len(levels), path.name, None)
+        stop_watching = watch(_kernels_of(report, done, len(levels), path.name))
         try:
-            sim.step(WARM_FRAMES)
+            compile_level_apart(path, overrides)
+            sim = Simulation.load(path, overrides, allow_import)
+            try:
+                sim.step(WARM_FRAMES)
+            finally:
+                sim.close()
         finally:
-            sim.close()
+            stop_watching()
     if report is not None:
-        report(len(levels), len(levels), "done")
+        report(len(levels), len(levels), "done", None)
     if every:
         with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
             READY_MARK.write_text("every shipped level stepped with these kernels\n")
     return time.perf_counter() - started
+
+
+def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Callable[[str, int, int], None]:
+    def kernels(plan: str, compiled: int, planned: int) -> None:
+        if report is not None:
+            report(done, total, name, (compiled, planned))
+
+    return kernels
 
 
 def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
@@ -90,11 +121,20 @@ def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
         compile_apart(f"level {path.name}")
 
 
-def report_to(stream: TextIO) -> Callable[[int, int, str], None]:
-    """A ``report`` that writes each progress line to ``stream`` (one line each, flushed)."""
+def report_to(stream: TextIO) -> Report:
+    """A ``report`` that writes each progress line to ``stream`` (one line each, flushed): each
+    level's first, then one each ``LINE_EVERY_S`` at most while its kernels compile (it is called
+    from two threads: the lines are written one at a time)."""
+    lock = threading.Lock()
+    last = -LINE_EVERY_S
 
-    def report(done: int, total: int, name: str) -> None:
-        print(progress_line(done, total, name), file=stream, flush=True)
+    def report(done: int, total: int, name: str, kernels: Kernels) -> None:
+        nonlocal last
+        with lock:
+            now = time.monotonic()
+            if kernels is None or now - last >= LINE_EVERY_S or kernels[0] == kernels[1]:
+                last = now
+                print(progress_line(done, total, name, kernels), file=stream, flush=True)
 
     return report
 
@@ -107,36 +147,52 @@ says so. A cached start takes 0.3-0.5 s here, a compiling one 10 s and more."""
 class FirstStart:
     """What ``run`` says while its own first frame compiles the kernels that level
     needs (and no more), in the process that runs it, with its own imports allowed: nothing is
-    stepped twice. A timer (a sleeping thread) prints the line once the start has taken
-    ``NOTICE_AFTER_S``, so a cached start, however it got cached, says nothing."""
+    stepped twice. A sleeping thread prints the line once the start has taken ``NOTICE_AFTER_S``
+    (so a cached start, however it got cached, says nothing), then again each ``LINE_EVERY_S`` while
+    more of the plan's kernels are done (``first_start.watch``)."""
 
     def __init__(self, level: Path, stream: TextIO) -> None:
         self.stream = stream
+        self._name = level.name
         self._started = time.perf_counter()
-        self._notice = threading.Timer(NOTICE_AFTER_S, self._say, args=(level.name,))
-        self._notice.daemon = True
+        self._kernels: Kernels = None
         self._said = False
-        self._notice.start()
+        self._stopped = threading.Event()
+        self._stop_watching = watch(self._heard)
+        self._teller = threading.Thread(target=self._tell, daemon=True)
+        self._teller.start()
 
-    def _say(self, name: str) -> None:
-        self._said = True
-        print(
-            f"preparing physics, first run only: compiling the kernels {name} needs",
-            file=self.stream,
-            flush=True,
-        )
+    def _heard(self, plan: str, compiled: int, planned: int) -> None:
+        self._kernels = compiled, planned
+
+    def _tell(self) -> None:
+        shown = None
+        waited = NOTICE_AFTER_S
+        while not self._stopped.wait(waited):
+            line = progress_line(0, 1, self._name, self._kernels)
+            if line != shown:
+                print(line, file=self.stream, flush=True)
+                shown, self._said = line, True
+            waited = LINE_EVERY_S
+
+    def _stop(self) -> None:
+        self._stopped.set()
+        self._teller.join()
+        self._stop_watching()
 
     def cancel(self) -> None:
-        """Stop the timer without a word: the start failed (a level its kernel checks refuse)."""
-        self._notice.cancel()
+        """Stop the lines without a word: the start failed (a level its kernel checks refuse)."""
+        if not self._stopped.is_set():
+            self._stop()
 
     def first_frame_done(self) -> None:
-        """Stop the timer, and say how long it took if the line was printed (once)."""
-        self._notice.cancel()
+        """Stop the lines, and say how long it took if one was printed (once)."""
+        if self._stopped.is_set():
+            return
+        self._stop()
         if self._said:
             seconds = time.perf_counter() - self._started
             print(f"physics ready in {seconds:.0f} s (once per version)", file=self.stream, flush=True)
-            self._said = False
 
 
 class Preparation:

@@ -295,10 +295,10 @@ class PreparingView(arcade.View):
 
     @property
     def line(self) -> str:
-        """What the window says."""
+        """What the window says: the child's latest line (its kernels counted once its plan starts),
+        with the seconds so far."""
         seconds = time.perf_counter() - self.preparation.started
-        name = self.level.source.name
-        return f"preparing physics, first run only: compiling the kernels {name} needs · {seconds:.0f} s"
+        return f"{self.preparation.line} · {seconds:.0f} s"
 
     def on_show_view(self) -> None:
         self.window.set_caption(f"Weft · {self.level.source.name} (preparing)")

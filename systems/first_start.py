@@ -147,11 +147,13 @@ def _cores() -> int:
 
 class Heard:
     """What the other process has said it compiled: the units' places, read off ``stream`` one a
-    line by a thread of its own, so waiting for one sleeps (no polling) until it is said, the stream
-    ends (the other is done or gone) or the plan's time is up."""
+    line by a thread of its own (which passes each to ``news``), so waiting for one sleeps (no
+    polling) until it is said, the stream ends (the other is done or gone) or the plan's time is
+    up."""
 
-    def __init__(self, stream: IO[str], deadline: float) -> None:
+    def __init__(self, stream: IO[str], deadline: float, news: Callable[[int], None] | None = None) -> None:
         self._done: set[int] = set()
+        self._tell = news
         self._ended = False
         self._deadline = deadline
         self._news = threading.Condition()
@@ -165,6 +167,8 @@ class Heard:
                     with self._news:
                         self._done.add(int(line))
                         self._news.notify_all()
+                    if self._tell is not None:
+                        self._tell(int(line))
         except (OSError, ValueError):  # the pipe broke or was closed under us: the same as its end
             pass
         finally:
@@ -185,6 +189,37 @@ class Heard:
         """Wait until the stream ends (the other process has compiled its side) or ``timeout``."""
         self._reader.join(timeout)
         return not self._reader.is_alive()
+
+
+Report = Callable[[str, int, int], None]
+"""``report(plan, kernels done, kernels in the plan)``: how far a plan compiling in this process is."""
+
+_WATCHERS: list[Report] = []
+
+
+def watch(report: Report) -> Callable[[], None]:
+    """Call ``report`` once a plan starts compiling in this process and again as each of its kernels
+    is done on either side (from the thread that learnt it: keep it short); returns what stops it."""
+    _WATCHERS.append(report)
+    return lambda: _WATCHERS.remove(report)
+
+
+def count_units(plan: str, total: int) -> Callable[[int], None]:
+    """A ``count(place)`` of a plan's units done on either side, which tells the watchers
+    (``watch``) each time; they hear ``0 of total`` at once."""
+    done: set[int] = set()
+    lock = threading.Lock()
+
+    def count(place: int) -> None:
+        with lock:
+            done.add(place)
+            so_far = len(done)
+        for report in list(_WATCHERS):
+            report(plan, so_far, total)
+
+    for report in list(_WATCHERS):
+        report(plan, 0, total)
+    return count
 
 
 def compile_side(units: Sequence[Unit], side: str, heard: Heard, tell: Callable[[int], None]) -> None:
@@ -214,8 +249,9 @@ def teller(stream: IO[str]) -> Callable[[int], None]:
 @functools.cache
 def compile_apart(plan: str) -> None:
     """Compile ``plan``'s kernels in two processes when they are not cached: the second its
-    ``apart`` side while this one its ``here`` side (once a process and plan; a no-op when every
-    root of the plan is cached, with no such plan, when off, or with one core to compile on)."""
+    ``apart`` side while this one its ``here`` side, telling the watchers (``watch``) how far they
+    are (once a process and plan; a no-op when every root of the plan is cached, with no such plan,
+    when off, or with one core to compile on)."""
     # a frozen application's executable is the application, not a Python to run a module with
     if os.environ.get(SWITCH, "1") == "0" or _cores() < 2 or getattr(sys, "frozen", False):
         return
@@ -237,9 +273,16 @@ def compile_apart(plan: str) -> None:
         return
     assert second.stdin is not None and second.stdout is not None
     deadline = time.monotonic() + WAIT_S
-    heard = Heard(second.stdout, deadline)
+    count = count_units(plan, len(units))
+    heard = Heard(second.stdout, deadline, count)
+    tell = teller(second.stdin)
+
+    def tell_and_count(place: int) -> None:
+        tell(place)
+        count(place)
+
     try:
-        compile_side(units, "here", heard, teller(second.stdin))
+        compile_side(units, "here", heard, tell_and_count)
     except BaseException:
         second.kill()
         raise

@@ -29,7 +29,7 @@ from weft.systems.first_start import RECORD
 ROOT = Path(__file__).resolve().parents[1]
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
 """A level for each build of the box step (its plan serves any scene with boxes)."""
-SPLIT_FROM_S = 8.0
+SPLIT_FROM_S = 2.0
 """A shipped level whose kernels compile in this long or more (one process) gets a plan of its own."""
 SECOND_STARTS_S = 0.8
 """How long the second process takes to start compiling here (Python, numba, our kernels' modules)."""

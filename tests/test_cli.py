@@ -123,7 +123,7 @@ def test_on_a_first_start_run_still_refuses_a_level_the_kernel_checks_refuse(
     monkeypatch.setattr(warmup.FirstStart, "cancel", lambda self: timers.append(self) or cancel(self))
     assert cli.main(["run", str(level), "--frames", "1"]) == cli.USER_ERROR
     # the "preparing physics" timer is stopped with the error, not left to print after it
-    assert timers and timers[0]._notice.finished.is_set()
+    assert timers and timers[0]._stopped.is_set()
     error = capsys.readouterr().err
     assert "crowded.toml: boxes.9: expected at most 2000 overlapping box pairs at the start" in error
     assert "Traceback" not in error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from support.gui import import_gui_headless
 from weft.game import thumbnails
 from weft.game.catalog import level_paths, list_levels, neighbour
 from weft.game.thumbnails import THUMBNAIL_SIZE, ThumbnailCache, ThumbnailJob, default_cache_dir
+from weft.game.warmup import progress_line
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 SHIPPED = sorted(LEVELS_DIR.glob("*.toml"))
@@ -181,8 +183,12 @@ def test_n_and_b_step_through_the_levels_in_the_pickers_order(game) -> None:
 class FakePreparation:
     """A preparation the test finishes by hand (the real one is a child process compiling)."""
 
-    def __init__(self, *levels: object, **options: object) -> None:
-        self.line = "preparing physics, first run only: 3 of 16 (cloth.toml)"
+    def __init__(self, levels: Sequence[Path] = (), *options: object) -> None:
+        # as the child says once the plan of the level it compiles has started
+        if levels:
+            self.line = progress_line(0, 1, levels[0].name, (7, 23))
+        else:
+            self.line = progress_line(3, 16, "cloth.toml", (37, 81))
         self.done = False
         self.started = 0.0
 
@@ -205,13 +211,16 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     picker.on_draw()
     picker.on_update(1 / 60)
     assert not picker.thumbnails and picker._job is None  # nothing rendered: it would compile here
-    assert picker.status.text.startswith("preparing physics, first run only: 3 of 16")
+    assert (
+        picker.status.text
+        == "preparing physics, first run only: 3 of 16 levels (cloth.toml), 37 of 81 kernels"
+    )
     picker.on_key_press(arcade.key.ENTER, 0)
     preparing = game.window.current_view
     assert isinstance(preparing, PreparingView)  # the level's own kernels compile aside
     preparing.on_draw()
     assert preparing.text.text.startswith(
-        f"preparing physics, first run only: compiling the kernels {DEFAULT_LEVEL.name} needs · "
+        f"preparing physics, first run only: 7 of 23 kernels ({DEFAULT_LEVEL.name}) · "
     )
     preparing.on_update(1 / 60)
     assert game.window.current_view is preparing  # not ready: the window goes on answering

@@ -12,6 +12,7 @@ import pytest
 
 from weft.game import warmup
 from weft.levels import LEVELS_DIR
+from weft.systems import first_start
 
 
 def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
@@ -22,8 +23,17 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     monkeypatch.setattr(warmup, "warm_levels", lambda: levels)
     assert not warmup.kernels_ready()
     seen: list[tuple[int, int, str]] = []
-    warmup.prepare_physics(lambda done, total, name: seen.append((done, total, name)))
+    counted: list[tuple[int, int]] = []
+
+    def report(done: int, total: int, name: str, kernels: tuple[int, int] | None) -> None:
+        if kernels is None:
+            seen.append((done, total, name))
+        else:
+            counted.append(kernels)
+
+    warmup.prepare_physics(report)
     assert seen == [(0, 2, "stack.toml"), (1, 2, "cloth.toml"), (2, 2, "done")]
+    assert counted == sorted(counted)  # a plan's kernels only ever add up (none: the cache was warm)
     assert warmup.kernels_ready()
 
 
@@ -40,17 +50,44 @@ def test_a_slow_first_frame_says_it_compiles_and_how_long_it_took(
     assert len(lines) == 2 and lines[1].startswith("physics ready in ")
 
 
+def test_a_first_frame_that_compiles_a_plan_counts_its_kernels_once_a_line_at_most(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(warmup, "NOTICE_AFTER_S", 0.05)
+    monkeypatch.setattr(warmup, "LINE_EVERY_S", 0.05)
+    first = warmup.FirstStart(LEVELS_DIR / "stack.toml", sys.stderr)
+    count = first_start.count_units("level stack.toml", 3)
+    time.sleep(0.3)
+    count(2)
+    count(0)
+    time.sleep(0.3)
+    first.first_frame_done()
+    count(1)  # after the first frame: no one listens
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "preparing physics, first run only: 0 of 3 kernels (stack.toml)",
+        "preparing physics, first run only: 2 of 3 kernels (stack.toml)",
+        lines[-1],
+    ]
+    assert lines[-1].startswith("physics ready in ")
+
+
 def test_a_quick_first_frame_says_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     warmup.FirstStart(LEVELS_DIR / "stack.toml", sys.stderr).first_frame_done()
     time.sleep(warmup.NOTICE_AFTER_S + 0.2)  # the timer was stopped in time
     assert capsys.readouterr().err == ""
 
 
-def test_the_progress_line_says_it_happens_once() -> None:
+def test_the_progress_line_says_it_happens_once_and_counts_levels_and_kernels() -> None:
+    said = "preparing physics, first run only: "
+    assert warmup.progress_line(7, 16, "pyramid.toml") == said + "7 of 16 levels (pyramid.toml)"
     assert (
-        warmup.progress_line(7, 16, "pyramid.toml")
-        == "preparing physics, first run only: 7 of 16 (pyramid.toml)"
+        warmup.progress_line(7, 16, "pyramid.toml", (37, 81))
+        == said + "7 of 16 levels (pyramid.toml), 37 of 81 kernels"
     )
+    assert warmup.progress_line(0, 1, "stack.toml") == said + "compiling the kernels stack.toml needs"
+    assert warmup.progress_line(0, 1, "stack.toml", (7, 23)) == said + "7 of 23 kernels (stack.toml)"
+    assert warmup.progress_line(16, 16, "done") == said + "done"
 
 
 def test_weft_warmup_prepares_every_shipped_level() -> None:
