@@ -53,9 +53,11 @@ class PickerView(arcade.View):
     def __init__(self, game: Game, selected: Path | None = None) -> None:
         super().__init__()
         self.game = game
-        self.checked = game.kernels_cached
-        """Whether the list was made with the checks that run kernels (not while they compile)."""
-        self.entries: list[LevelEntry] = list_levels(game.directory, build=self.checked)
+        self.checked = False
+        """Whether the list was made with the checks that run kernels: not before it is first drawn
+        (the first kernel loaded from numba's cache takes half a second, which the picker should not
+        wait behind), nor while they compile (``on_update`` makes it again)."""
+        self.entries: list[LevelEntry] = list_levels(game.directory, build=False)
         self.selected = self._index_of(selected) if selected is not None else 0
         self.top = 0
         """Index of the first row shown (the list scrolls when it is longer than the window)."""
@@ -194,7 +196,7 @@ class PickerView(arcade.View):
     def on_update(self, delta_time: float) -> None:
         if self.game.preparing:
             return  # a thumbnail would compile the kernels here, freezing the window
-        if not self.checked and self.game.kernels_cached:  # compiled: those checks take no time now
+        if not self.checked and self._shown and self.game.kernels_cached:  # they compile no more now
             self.checked = True
             self.entries = list_levels(self.game.directory)
         if self._shown:

@@ -280,3 +280,29 @@ def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built
     assert isinstance(picker, PickerView) and counted
     assert "overlapping box pairs at the start" in " ".join(picker.entry.problems)
     assert not picker.entry.playable
+
+
+def test_with_the_kernels_cached_the_list_is_drawn_first_and_checked_whole_on_the_next_update(
+    game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weft.game import catalog
+    from weft.game import window as window_module
+    from weft.game.level import load
+
+    levels = tmp_path / "levels"
+    levels.mkdir()
+    (levels / "crowded.toml").write_text(CROWDED, encoding="utf-8")
+    game.directory = levels
+    monkeypatch.setattr(catalog, "_read", {})
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: True)
+    counted = []
+    count = load.box_problems
+    monkeypatch.setattr(load, "box_problems", lambda *args: counted.append(1) or count(*args))
+
+    picker = game.pick()
+    picker.on_update(1 / 60)  # not drawn yet: loading the first kernel would keep the window black
+    assert picker.entry.playable and not counted
+    picker.on_draw()
+    picker.on_update(1 / 60)
+    assert counted and not picker.entry.playable
+    assert "overlapping box pairs at the start" in " ".join(picker.entry.problems)
