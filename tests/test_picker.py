@@ -245,15 +245,12 @@ CROWDED = "\n".join(
 which only a kernel counts."""
 
 
-def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built_says_why(
-    game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import arcade
-
+def _crowded_folder(game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ready: bool) -> list[int]:
+    """``game`` lists a folder with the crowded level and a sheet, its kernels cached or not
+    (``ready``); returns the list each count of box overlaps (a kernel run) adds to."""
     from weft.game import catalog
     from weft.game import window as window_module
     from weft.game.level import load
-    from weft.game.window import PickerView, PreparingView
 
     levels = tmp_path / "levels"
     levels.mkdir()
@@ -261,14 +258,26 @@ def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built
     (levels / "sheet.toml").write_text("[[cloth]]\nname = 'sheet'\n", encoding="utf-8")
     game.directory = levels
     monkeypatch.setattr(catalog, "_read", {})
-    monkeypatch.setattr(window_module, "kernels_ready", lambda: False)
-    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
-    counted = []
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: ready)
+    counted: list[int] = []
     count = load.box_problems
     monkeypatch.setattr(load, "box_problems", lambda *args: counted.append(1) or count(*args))
+    return counted
+
+
+def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built_says_why(
+    game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arcade
+
+    from weft.game import window as window_module
+    from weft.game.window import PickerView, PreparingView
+
+    counted = _crowded_folder(game, tmp_path, monkeypatch, ready=False)
+    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
     game.preparation = FakePreparation()
 
-    picker = game.pick(selected=levels / "crowded.toml")
+    picker = game.pick(selected=game.directory / "crowded.toml")
     # listed at once: counting the overlaps would compile a kernel before the window first draws
     assert [entry.playable for entry in picker.entries] == [True, True] and not counted
     picker.on_key_press(arcade.key.ENTER, 0)
@@ -285,19 +294,7 @@ def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built
 def test_with_the_kernels_cached_the_list_is_drawn_first_and_checked_whole_on_the_next_update(
     game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from weft.game import catalog
-    from weft.game import window as window_module
-    from weft.game.level import load
-
-    levels = tmp_path / "levels"
-    levels.mkdir()
-    (levels / "crowded.toml").write_text(CROWDED, encoding="utf-8")
-    game.directory = levels
-    monkeypatch.setattr(catalog, "_read", {})
-    monkeypatch.setattr(window_module, "kernels_ready", lambda: True)
-    counted = []
-    count = load.box_problems
-    monkeypatch.setattr(load, "box_problems", lambda *args: counted.append(1) or count(*args))
+    counted = _crowded_folder(game, tmp_path, monkeypatch, ready=True)
 
     picker = game.pick()
     picker.on_update(1 / 60)  # not drawn yet: loading the first kernel would keep the window black
