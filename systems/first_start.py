@@ -185,6 +185,12 @@ class Heard:
                 timeout=max(0.0, self._deadline - time.monotonic()),
             )
 
+    def left_before(self, places: Sequence[int]) -> bool:
+        """Whether the other ended its stream before saying every unit in ``places`` was done: it
+        failed or was ended (a window closed, a level left while it compiled)."""
+        with self._news:
+            return self._ended and not self._done.issuperset(places)
+
     def finished(self, timeout: float) -> bool:
         """Wait until the stream ends (the other process has compiled its side) or ``timeout``."""
         self._reader.join(timeout)
@@ -222,13 +228,20 @@ def count_units(plan: str, total: int) -> Callable[[int], None]:
     return count
 
 
-def compile_side(units: Sequence[Unit], side: str, heard: Heard, tell: Callable[[int], None]) -> None:
+def compile_side(
+    units: Sequence[Unit], side: str, heard: Heard, tell: Callable[[int], None], alone: bool = True
+) -> None:
     """Compile ``side``'s units in order, each once the units it calls on the other side are heard
-    done, telling the other each one compiled (``tell(place)``)."""
+    done, telling the other each one compiled (``tell(place)``). Without the other (it left before
+    its side was done) it goes on ``alone``, or stops: the second process stops, since nobody
+    waits for what it would compile (this one goes on: its frame needs them)."""
+    theirs = [place for place, unit in enumerate(units) if unit.side != side]
     for place, unit in enumerate(units):
         if unit.side != side:
             continue
         heard.wait_for([k for k in unit.calls if units[k].side != side])
+        if not alone and heard.left_before(theirs):
+            return
         unit.compile()
         tell(place)
 
@@ -303,9 +316,9 @@ def compile_step_apart(step: Any) -> None:
 
 def main(argv: list[str]) -> int:
     """The second process: compile the ``apart`` side of plan ``argv[0]``, hearing this one's
-    ``here`` side on stdin and telling its own on stdout."""
+    ``here`` side on stdin and telling its own on stdout; it stops if this one leaves first."""
     heard = Heard(sys.stdin, time.monotonic() + WAIT_S)
-    compile_side(recorded(argv[0]), "apart", heard, teller(sys.stdout))
+    compile_side(recorded(argv[0]), "apart", heard, teller(sys.stdout), alone=False)
     with contextlib.suppress(OSError):  # this one is done and gone: nobody to tell
         sys.stdout.close()
     return 0

@@ -81,9 +81,11 @@ class _Job:
     calls: tuple[int, ...]
     done: list[int]
     place: int
+    strict: bool = True
+    """Whether its callees must be done first (numba would compile those missing itself)."""
 
     def compile(self) -> None:
-        assert all(k in self.done for k in self.calls), "compiled before its callees"
+        assert not self.strict or all(k in self.done for k in self.calls), "compiled before its callees"
         time.sleep(0.001)
         self.done.append(self.place)
 
@@ -114,6 +116,21 @@ def test_both_sides_of_each_plan_compile_everything_after_its_callees_and_never_
         tell_here, tell_apart = teller(here_out), teller(apart_out)
         _two_sides(jobs, Heard(here_in, deadline), Heard(apart_in, deadline), tell_here, tell_apart)
     assert sorted(done) == list(range(len(units)))
+
+
+def test_a_side_whose_other_left_goes_on_alone_or_stops_as_asked() -> None:
+    units = recorded("step_boxes_one_thread")
+    for alone in (True, False):
+        done: list[int] = []
+        jobs = [_Job(unit.side, unit.calls, done, place, strict=False) for place, unit in enumerate(units)]
+        read, write = os.pipe()
+        os.close(write)  # this process was ended before it said anything
+        with os.fdopen(read) as silent:
+            heard = Heard(silent, time.monotonic() + 600)
+            assert heard.finished(5)
+            compile_side(jobs, "apart", heard, lambda place: None, alone=alone)
+        mine = [place for place, unit in enumerate(units) if unit.side == "apart"]
+        assert done == (mine if alone else [])
 
 
 def test_a_side_whose_other_is_gone_or_late_compiles_without_waiting() -> None:
@@ -182,18 +199,27 @@ def test_run_and_warmup_ask_for_a_shipped_levels_plan_unless_it_is_changed(
     assert asked == ["level ragdoll.toml"]
 
 
-def test_the_second_process_compiles_its_part_and_exits_cleanly() -> None:
-    _step_once("pyramid.toml")  # the cache warm: it only loads the solver
-    done = subprocess.run(
-        [sys.executable, "-m", "weft.systems.first_start", "step_boxes_one_thread"],
+def _second_process(plan: str, told: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "weft.systems.first_start", plan],
         env={**os.environ, SWITCH: "0"},
-        stdin=subprocess.DEVNULL,  # this side says nothing: it compiles its side regardless
+        input=told,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
+
+
+def test_the_second_process_compiles_its_side_telling_each_unit_done() -> None:
+    _step_once("pyramid.toml")  # the cache warm: it only loads them
+    plan = "step_boxes_one_thread"
+    units = recorded(plan)
+    here = [place for place, unit in enumerate(units) if unit.side == "here"]
+    apart = [place for place, unit in enumerate(units) if unit.side == "apart"]
+    done = _second_process(plan, "".join(f"{place}\n" for place in here))
     assert done.returncode == 0, done.stderr
+    assert [int(line) for line in done.stdout.split()] == apart
 
 
 def test_with_numba_off_no_plan_runs() -> None:
