@@ -169,9 +169,19 @@ def _play(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return USER_ERROR
-    from weft.game.window import play  # arcade only when a window is wanted
+    from weft.game.window import NoWindow, play  # arcade only when a window is wanted
 
-    play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
+    try:
+        play(level, record=args.record, script=script, overrides=args.set, allow_import=args.allow_import)
+    except NoWindow:
+        where = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or "default"
+        print(
+            f"play could not open its window: the display {where} does not answer (is its server "
+            "running, and may this user connect?); "
+            f"`weft run {args.level or DEFAULT_LEVEL} --frames 600 --screenshot out.png` works headless",
+            file=sys.stderr,
+        )
+        return USER_ERROR
     return 0
 
 

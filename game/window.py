@@ -8,12 +8,14 @@ session events, so recordings hold only what happened inside the level.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import arcade
+import pyglet
 from arcade.gui import UIAnchorLayout, UIManager
 
 from weft.components import FRAME_DT
@@ -414,9 +416,28 @@ class Game:
         return view
 
 
+class NoWindow(RuntimeError):
+    """The display named cannot be reached (no X server there, or it refused the connection)."""
+
+
+def _display_errors() -> tuple[type[BaseException], ...]:
+    """What pyglet raises for a display it cannot connect to: X11's own class on Linux, the window
+    module's elsewhere."""
+    errors: list[type[BaseException]] = [pyglet.window.NoSuchDisplayException]
+    if sys.platform.startswith("linux"):
+        from pyglet.display.xlib import NoSuchDisplayException
+
+        errors.append(NoSuchDisplayException)
+    return tuple(errors)
+
+
 def open_window(width: int, height: int, title: str) -> arcade.Window:
-    """A window with anti-aliasing where the GPU makes it cheap, without it on software GL."""
-    window = arcade.Window(width, height, title, update_rate=FRAME_DT, draw_rate=FRAME_DT, visible=False)
+    """A window with anti-aliasing where the GPU makes it cheap, without it on software GL;
+    ``NoWindow`` when the display cannot be reached."""
+    try:
+        window = arcade.Window(width, height, title, update_rate=FRAME_DT, draw_rate=FRAME_DT, visible=False)
+    except _display_errors() as error:
+        raise NoWindow(str(error)) from None
     renderer = str(window.ctx.info.RENDERER).lower()
     if any(name in renderer for name in SOFTWARE_RENDERERS):
         window.close()

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,6 +104,24 @@ def test_play_without_a_display_says_what_to_do_instead() -> None:
     result = run_game()  # bare `weft`, as the README's play command runs it
     assert result.returncode == 1
     assert "play needs a display" in result.stderr and "run" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="an X11 display that does not answer")
+def test_play_on_a_display_that_does_not_answer_says_so_without_a_traceback() -> None:
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("ARCADE_HEADLESS", "WAYLAND_DISPLAY")
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "weft", "play", str(DEFAULT_LEVEL)],
+        env={**env, "DISPLAY": ":987"},  # no X server there
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "the display :987 does not answer" in result.stderr and "weft run" in result.stderr
     assert "Traceback" not in result.stderr
 
 
