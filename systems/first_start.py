@@ -52,6 +52,7 @@ from typing import IO, Any
 
 import numba
 from numba.core import types
+from numba.core.errors import NumbaError
 
 from weft.systems.kernels.jit import one_thread
 
@@ -72,6 +73,7 @@ SWITCH = "WEFT_COMPILE_APART"
 """Set to ``0`` to compile every kernel in the process that needs it (one core, or to measure)."""
 
 SIDES = ("here", "apart")
+"""A plan's two sides: this process (the one whose frame needs the kernels) and the second."""
 
 _TYPES = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")} | {
     "bool": types.boolean
@@ -153,7 +155,7 @@ class Heard:
 
     def __init__(self, stream: IO[str], deadline: float, news: Callable[[int], None] | None = None) -> None:
         self._done: set[int] = set()
-        self._tell = news
+        self._on_news = news
         self._ended = False
         self._deadline = deadline
         self._news = threading.Condition()
@@ -167,8 +169,8 @@ class Heard:
                     with self._news:
                         self._done.add(int(line))
                         self._news.notify_all()
-                    if self._tell is not None:
-                        self._tell(int(line))
+                    if self._on_news is not None:
+                        self._on_news(int(line))
         except (OSError, ValueError):  # the pipe broke or was closed under us: the same as its end
             pass
         finally:
@@ -242,8 +244,10 @@ def compile_side(
         heard.wait_for([k for k in unit.calls if units[k].side != side])
         if not alone and heard.left_before(theirs):
             return
-        unit.compile()
-        tell(place)
+        # a stale plan (a kernel changed or renamed since): the frame compiles what it needs
+        with contextlib.suppress(NumbaError, AttributeError):
+            unit.compile()
+        tell(place)  # done either way: the other must not wait on it
 
 
 def teller(stream: IO[str]) -> Callable[[int], None]:

@@ -29,6 +29,7 @@ from weft.systems.first_start import (
     SIDES,
     SWITCH,
     Heard,
+    Unit,
     compile_apart,
     compile_side,
     compile_step_apart,
@@ -131,6 +132,19 @@ def test_a_side_whose_other_left_goes_on_alone_or_stops_as_asked() -> None:
             compile_side(jobs, "apart", heard, lambda place: None, alone=alone)
         mine = [place for place, unit in enumerate(units) if unit.side == "apart"]
         assert done == (mine if alone else [])
+
+
+def test_a_unit_a_stale_plan_names_is_passed_over_and_still_told_done() -> None:
+    stale = [
+        Unit("stale", "here", 0.1, (), "weft.systems.kernels.distance", "needs_general", "(int64, int64)"),
+        Unit("stale", "here", 0.1, (), "weft.systems.kernels.distance", "renamed_since", "(int64,)"),
+    ]
+    told: list[int] = []
+    read, write = os.pipe()
+    os.close(write)
+    with os.fdopen(read) as silent:
+        compile_side(stale, "here", Heard(silent, time.monotonic() + 60), told.append)
+    assert told == [0, 1]
 
 
 def test_a_side_whose_other_is_gone_or_late_compiles_without_waiting() -> None:
