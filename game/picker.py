@@ -14,6 +14,7 @@ after a level changes.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,9 +55,10 @@ class PickerView(arcade.View):
         super().__init__()
         self.game = game
         self.checked = False
-        """Whether the list was made with the checks that run kernels: not before it is first drawn
-        (the first kernel loaded from numba's cache takes half a second, which the picker should not
-        wait behind), nor while they compile (``on_update`` makes it again)."""
+        """Whether the list was made with the checks that run kernels: not before it is first drawn,
+        nor while they compile; ``on_update`` then makes it again on a thread of its own (the first
+        kernel loaded from numba's cache takes half a second, which the picker should not stop
+        drawing or answering for)."""
         self.entries: list[LevelEntry] = list_levels(game.directory, build=False)
         self.selected = self._index_of(selected) if selected is not None else 0
         self.top = 0
@@ -65,6 +67,7 @@ class PickerView(arcade.View):
         self.failed: dict[Path, str] = {}
         """Levels whose thumbnail could not be made, with why."""
         self._job: ThumbnailJob | None = None
+        self._checking: _Listing | None = None
         self._shown = False
         """Whether the list has been drawn: rendering waits for it (the first level built loads
         numba's compiled kernels, a second or two the list should not wait behind)."""
@@ -197,8 +200,14 @@ class PickerView(arcade.View):
         if self.game.preparing:
             return  # a thumbnail would compile the kernels here, freezing the window
         if not self.checked and self._shown and self.game.kernels_cached:  # they compile no more now
-            self.checked = True
-            self.entries = list_levels(self.game.directory)
+            if self._checking is None:
+                self._checking = _Listing(self.game.directory)
+            if not self._checking.done.is_set():
+                return  # a thumbnail would load kernels here, waiting on the checks' lock
+            if self._checking.entries is not None:  # else it failed: the list stays as it was
+                self.entries = self._checking.entries
+                self.select(self.selected)
+            self.checked, self._checking = True, None
         if self._shown:
             self.render_thumbnails()
 
@@ -335,3 +344,19 @@ def _fit(text: str, width: float, size: float) -> str:
         else:
             high = middle
     return text[:low].rstrip() + "…"
+
+
+class _Listing:
+    """``list_levels(directory)`` made whole on a thread of its own; ``done`` is set with
+    ``entries`` (None if it failed)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.entries: list[LevelEntry] | None = None
+        self.done = threading.Event()
+        threading.Thread(target=self._list, args=(directory,), daemon=True).start()
+
+    def _list(self, directory: Path) -> None:
+        try:
+            self.entries = list_levels(directory)
+        finally:
+            self.done.set()
