@@ -106,6 +106,9 @@ def prepare_physics(
 
 
 def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Callable[[str, int, int], None]:
+    """A watcher (``first_start.watch``) that passes a plan's kernel count on to ``report`` as the
+    level ``name``'s (the ``done``-th of ``total``)."""
+
     def kernels(plan: str, compiled: int, planned: int) -> None:
         if report is not None:
             report(done, total, name, (compiled, planned))
