@@ -48,8 +48,9 @@ def kernels_ready() -> bool:
     return READY_MARK.exists()
 
 
-Kernels = tuple[int, int] | None
-"""A plan's kernels done and in all, as it compiles (``first_start.watch``); None without a plan."""
+Kernels = tuple[str, int, int] | None
+"""A plan compiling (``first_start.watch``): its name and its kernels done and in all; None
+without one."""
 
 Report = Callable[[int, int, str, Kernels], None]
 """``report(levels done, levels, the level compiling, its kernels)`` (``prepare_physics``)."""
@@ -61,14 +62,23 @@ a cold start says how far it is each second, not each kernel."""
 
 def progress_line(done: int, total: int, name: str, kernels: Kernels = None) -> str:
     """What a player reads while the kernels compile: ``done`` of ``total`` levels, the one compiling
-    (``name``) and how many of its kernels are done when it has a plan (``kernels``)."""
+    (``name``) and how far its plan is (``kernels``). A shipped level's own plan holds every kernel
+    it needs; any other level has only the box step's (what it compiles besides goes uncounted)."""
     said = "preparing physics, first run only: "
     if done == total:
         return said + "done"
-    counted = None if kernels is None else f"{kernels[0]} of {kernels[1]} kernels"
-    if total == 1:
-        return said + (f"compiling the kernels {name} needs" if counted is None else f"{counted} ({name})")
-    return said + f"{done} of {total} levels ({name})" + ("" if counted is None else f", {counted}")
+    counted = own = None
+    if kernels is not None:
+        plan, compiled, planned = kernels
+        own = plan == f"level {name}"
+        counted = (
+            f"{compiled} of {planned} kernels" if own else f"the box step's {compiled} of {planned} kernels"
+        )
+    if total > 1:
+        return said + f"{done} of {total} levels ({name})" + ("" if counted is None else f", {counted}")
+    if own:
+        return said + f"{counted} ({name})"
+    return said + f"compiling the kernels {name} needs" + ("" if counted is None else f" ({counted})")
 
 
 def prepare_physics(
@@ -111,7 +121,7 @@ def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Call
 
     def kernels(plan: str, compiled: int, planned: int) -> None:
         if report is not None:
-            report(done, total, name, (compiled, planned))
+            report(done, total, name, (plan, compiled, planned))
 
     return kernels
 
@@ -135,7 +145,7 @@ def report_to(stream: TextIO) -> Report:
         nonlocal last
         with lock:
             now = time.monotonic()
-            if kernels is None or now - last >= LINE_EVERY_S or kernels[0] == kernels[1]:
+            if kernels is None or now - last >= LINE_EVERY_S or kernels[1] == kernels[2]:
                 last = now
                 print(progress_line(done, total, name, kernels), file=stream, flush=True)
 
@@ -166,7 +176,7 @@ class FirstStart:
         self._teller.start()
 
     def _heard(self, plan: str, compiled: int, planned: int) -> None:
-        self._kernels = compiled, planned
+        self._kernels = plan, compiled, planned
 
     def _tell(self) -> None:
         shown = None

@@ -187,9 +187,9 @@ class FakePreparation:
     def __init__(self, levels: Sequence[Path] = (), *options: object) -> None:
         # as the child says once the plan of the level it compiles has started
         if levels:
-            self.line = progress_line(0, 1, levels[0].name, (7, 23))
+            self.line = progress_line(0, 1, levels[0].name, (f"level {levels[0].name}", 7, 23))
         else:
-            self.line = progress_line(3, 16, "cloth.toml", (37, 81))
+            self.line = progress_line(3, 16, "cloth.toml", ("level cloth.toml", 37, 81))
         self.done = False
         self.started = 0.0
 

@@ -23,9 +23,9 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     monkeypatch.setattr(warmup, "warm_levels", lambda: levels)
     assert not warmup.kernels_ready()
     seen: list[tuple[int, int, str]] = []
-    counted: list[tuple[int, int]] = []
+    counted: list[tuple[str, int, int]] = []
 
-    def report(done: int, total: int, name: str, kernels: tuple[int, int] | None) -> None:
+    def report(done: int, total: int, name: str, kernels: tuple[str, int, int] | None) -> None:
         if kernels is None:
             seen.append((done, total, name))
         else:
@@ -82,11 +82,20 @@ def test_the_progress_line_says_it_happens_once_and_counts_levels_and_kernels() 
     said = "preparing physics, first run only: "
     assert warmup.progress_line(7, 16, "pyramid.toml") == said + "7 of 16 levels (pyramid.toml)"
     assert (
-        warmup.progress_line(7, 16, "pyramid.toml", (37, 81))
+        warmup.progress_line(7, 16, "pyramid.toml", ("level pyramid.toml", 37, 81))
         == said + "7 of 16 levels (pyramid.toml), 37 of 81 kernels"
     )
+    own, box_step = ("level stack.toml", 7, 23), ("step_boxes_one_thread", 5, 56)
+    assert warmup.progress_line(0, 1, "stack.toml", own) == said + "7 of 23 kernels (stack.toml)"
+    assert (
+        warmup.progress_line(0, 1, "my.toml", box_step)
+        == said + "compiling the kernels my.toml needs (the box step's 5 of 56 kernels)"
+    )
+    assert (
+        warmup.progress_line(2, 3, "my.toml", box_step)
+        == said + "2 of 3 levels (my.toml), the box step's 5 of 56 kernels"
+    )
     assert warmup.progress_line(0, 1, "stack.toml") == said + "compiling the kernels stack.toml needs"
-    assert warmup.progress_line(0, 1, "stack.toml", (7, 23)) == said + "7 of 23 kernels (stack.toml)"
     assert warmup.progress_line(16, 16, "done") == said + "done"
 
 
