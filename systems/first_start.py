@@ -72,7 +72,7 @@ missing."""
 SWITCH = "WEFT_COMPILE_APART"
 """Set to ``0`` to compile every kernel in the process that needs it (one core, or to measure)."""
 
-SIDES = ("here", "apart")
+HERE, APART = SIDES = ("here", "apart")
 """A plan's two sides: this process (the one whose frame needs the kernels) and the second."""
 
 _TYPES = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")} | {
@@ -165,12 +165,14 @@ class Heard:
     def _read(self, stream: IO[str]) -> None:
         try:
             for line in stream:
-                if line.strip().isdigit():
-                    with self._news:
-                        self._done.add(int(line))
-                        self._news.notify_all()
-                    if self._on_news is not None:
-                        self._on_news(int(line))
+                if not line.strip().isdigit():
+                    continue
+                place = int(line)
+                with self._news:
+                    self._done.add(place)
+                    self._news.notify_all()
+                if self._on_news is not None:
+                    self._on_news(place)
         except (OSError, ValueError):  # the pipe broke or was closed under us: the same as its end
             pass
         finally:
@@ -299,7 +301,7 @@ def compile_apart(plan: str) -> None:
         count(place)
 
     try:
-        compile_side(units, "here", heard, tell_and_count)
+        compile_side(units, HERE, heard, tell_and_count)
     except BaseException:
         second.kill()
         raise
@@ -322,7 +324,7 @@ def main(argv: list[str]) -> int:
     """The second process: compile the ``apart`` side of plan ``argv[0]``, hearing this one's
     ``here`` side on stdin and telling its own on stdout; it stops if this one leaves first."""
     heard = Heard(sys.stdin, time.monotonic() + WAIT_S)
-    compile_side(recorded(argv[0]), "apart", heard, teller(sys.stdout), alone=False)
+    compile_side(recorded(argv[0]), APART, heard, teller(sys.stdout), alone=False)
     with contextlib.suppress(OSError):  # this one is done and gone: nobody to tell
         sys.stdout.close()
     return 0

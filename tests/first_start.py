@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from weft.systems.first_start import RECORD
+from weft.systems.first_start import APART, HERE, RECORD
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
@@ -125,7 +125,7 @@ def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
     def chain(unit: tuple[str, str, str]) -> float:
         return own_seconds[unit] + max((chain(c) for c in callers[unit]), default=0.0)
 
-    free = {"here": 0.0, "apart": SECOND_STARTS_S}
+    free = {HERE: 0.0, APART: SECOND_STARTS_S}
     placed: dict[tuple[str, str, str], tuple[str, float]] = {}
     order = []
     while len(order) < len(units):
@@ -143,8 +143,8 @@ def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
     loads = {side: sum(own_seconds[u] for u in order if placed[u][0] == side) for side in free}
     print(
         f"{plan}: {sum(own_seconds.values()):.1f} s in one process; on two, done at "
-        f"{max(free.values()):.1f} s (this one compiles {loads['here']:.1f} s, the second "
-        f"{loads['apart']:.1f} s)",
+        f"{max(free.values()):.1f} s (this one compiles {loads[HERE]:.1f} s, the second "
+        f"{loads[APART]:.1f} s)",
         file=sys.stderr,
     )
     place = {unit: k for k, unit in enumerate(order)}
