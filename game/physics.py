@@ -363,7 +363,7 @@ class Physics:
             clock = esper.component_for_entity(self.entity, Clock)
             for _ in range(frames):
                 self._reap()
-                large = threaded(self.stores)
+                large = threaded(esper.component_for_entity(self.entity, Stores))  # a rebuild may replace it
                 started = time.perf_counter()
                 self._stepping = True
                 try:

@@ -151,13 +151,17 @@ def general_pass(pos: np.ndarray, inv_mass, i, j, rest, alive) -> None:
 
 def test_threads_taken_two_at_a_time_end_where_one_at_a_time_would() -> None:
     # every way a pair may not go at once: a shared point, both ends pinned, a dead thread,
-    # two points in the same place, an odd thread at the end, and a coordinate of -0.0
+    # two points in the same place, an odd thread at the end, and a coordinate of -0.0; and two
+    # free points in the same place (s = 0 in its lane), one of them at x = -0.0
     pos = np.array(
-        [[0.0, 0.0], [30.0, 0.0], [30.0, 25.0], [-0.0, 40.0], [10.0, 10.0], [10.0, 10.0], [5.0, -7.0]]
-    )
-    inv_mass = np.array([1.0, 0.5, 2.0, 1.0, 0.0, 0.0, 1.0])
-    i = np.array([0, 1, 4, 2, 3, 0, 4, 6, 5, 2, 3], np.uint32)
-    j = np.array([1, 2, 5, 3, 6, 4, 5, 1, 6, 0, 1], np.uint32)
+        [
+            [0.0, 0.0], [30.0, 0.0], [30.0, 25.0], [-0.0, 40.0], [10.0, 10.0], [10.0, 10.0], [5.0, -7.0],
+            [5.0, -7.0], [-0.0, 40.0],
+        ]
+    )  # fmt: skip
+    inv_mass = np.array([1.0, 0.5, 2.0, 1.0, 0.0, 0.0, 1.0, 1.5, 1.0])
+    i = np.array([0, 1, 4, 2, 3, 0, 4, 6, 5, 2, 3, 6, 3, 0], np.uint32)
+    j = np.array([1, 2, 5, 3, 6, 4, 5, 1, 6, 0, 1, 7, 8, 2], np.uint32)
     rest = np.linspace(8.0, 20.0, len(i))
     alive = np.ones(len(i), bool)
     alive[7] = False

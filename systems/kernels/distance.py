@@ -10,15 +10,16 @@ numbers on one thread or two; the order changes only in that the seam
 comes last.
 
 Where the time goes (80 × 50 sheet, 7870 threads, this machine at about
-3.9 GHz): one square root and one division take 2.6 to 2.8 ns of the
-core's one divider (``sqrtsd`` about 1.5 ns, ``divsd`` about 1.1, measured
-independent, one after the other), as long as a whole projection done one
-at a time (3.3 to 3.5 ns); a pass that only loads and stores what a pass
-does takes 1.3 to 1.5 ns a thread. Consecutive threads of a row share no
-point (``build_cloth``), so the core is not waiting on the thread before:
-the divider is the limit. Its two-lane forms take about as long for two
-numbers as the scalar ones for one, so the rigid kernel projects two
-threads at once where it can (``two_projections``): 2.4 to 2.6 ns a thread.
+3.7 GHz): a pass takes 2.8 to 3.0 ns a thread, one at a time 4.7. Of the
+pair's time (``two_projections``, below) the square root and the division
+are about 1 ns a thread: with them replaced by multiplications it takes
+1.9 ns, and a pass that only loads and stores what a pass does takes 1.7.
+Consecutive threads of a row share no point (``build_cloth``), so the core
+is not waiting on the thread before: interleaving two independent streams
+of pairs in one loop changed nothing (2.89 against 2.90 ns). Each extra
+operation on a pair shows: a test of the new positions against the walls
+in the pass took it from 3.0 to 4.6 ns, and a branch on the square root's
+result (a too-short thread) cost 4% where a select costs 1%.
 
 Rejected, measured on that sheet:
 
@@ -46,11 +47,14 @@ Rejected, measured on that sheet:
   division, each end's share of the weight kept a frame: 4.1, 5.2 and 6.2
   ns a thread for one, two and three steps against 2.94, and after one
   step 1765 of the 7870 threads ended outside the stretch the exact
-  projection keeps.
+  projection keeps;
+- a pair with both ends of a thread pinned taken by a select as well
+  (``s = 0`` in its lane), not sent one by one: 2.84 ns against 2.77.
 
 numba's default error model tests every float division for a zero divisor
-to raise ``ZeroDivisionError``; here no divisor can be zero (``w > 0`` and
-``|d| >= TINY`` are checked first), so the kernels use numpy's model,
+to raise ``ZeroDivisionError``; here a zero divisor's quotient is never used
+(``w > 0`` is checked first, and a thread shorter than ``TINY`` takes
+``s = 0`` instead), so the kernels use numpy's model,
 which divides without the test (3.45 -> 3.2 ns a projection, and the test
 kept numba from vectorising any loop with a division).
 """
@@ -140,8 +144,8 @@ def _project_one(
 def _projected(
     ax: float, ay: float, bx: float, by: float, wa: float, wb: float, rest: float
 ) -> tuple[float, float, float, float]:
-    """The two ends of a rigid thread after one projection (as they were when both are pinned or
-    they coincide). Scalars in and out: a helper given arrays takes a reference to each every call
+    """The two ends of a rigid thread after one projection (as they were when both are pinned; plus
+    a zero when they coincide). Scalars in and out: a helper given arrays takes a reference to each every call
     (an atomic count, 20 ns)."""
     w = wa + wb
     if w == 0.0:
@@ -149,9 +153,8 @@ def _projected(
     dx = ax - bx
     dy = ay - by
     length = math.sqrt(dx * dx + dy * dy)
-    if length < TINY:  # coincident points have no direction to push along
-        return ax, ay, bx, by
-    s = (rest - length) / (w * length)
+    # coincident points have no direction to push along: s = 0 moves neither (as ``project_two``)
+    s = 0.0 if length < TINY else (rest - length) / (w * length)
     sx = s * dx
     sy = s * dy
     return ax + wa * sx, ay + wa * sy, bx - wb * sx, by - wb * sy
@@ -196,13 +199,13 @@ def relax_distances(
         dx = pos[a, 0] - pos[b, 0]
         dy = pos[a, 1] - pos[b, 1]
         length = math.sqrt(dx * dx + dy * dy)
-        if length < TINY:  # coincident points have no direction to push along
-            continue
         error = length - rest[c]
         if mode[c] == MAX_ONLY and error <= 0.0:
             continue
         alpha = compliance[c] * inv_dt2
-        if alpha == 0.0:
+        if length < TINY:  # coincident points have no direction to push along: s = 0 moves neither
+            s = 0.0
+        elif alpha == 0.0:
             s = (rest[c] - length) / (w * length)
         else:
             dlam = (-error - alpha * lam[c]) / (w + alpha)

@@ -6,8 +6,9 @@ one after the other, take 2.6 to 2.8 ns of it here, as long as the whole
 projection. The two-lane forms ``sqrtpd`` and ``divpd`` take about the same
 time for two numbers as the scalar forms for one, and a point's x and y
 fit one register, so two projections that share no point cost about as
-much as one and a half: 2.4 to 2.6 ns a thread instead of 3.3 to 3.5 on
-the 80 × 50 sheet (``project_two``).
+much as one and a half: 2.8 to 3.0 ns a thread instead of 4.7 on the
+80 × 50 sheet (``project_two``; measured 2026-12-04: earlier sessions
+measured 2.4 to 2.6 against 3.3 to 3.5 on the same machine).
 
 numba does not write that code itself: its loop vectoriser needs a loop
 whose iterations are independent, which a Gauss-Seidel pass is not, and
@@ -32,7 +33,8 @@ from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
 TINY = 1e-12
-"""px: a thread shorter than this has no direction to push along (``relax_rigid_distances``)."""
+"""px: a thread shorter than this has no direction to push along: it is projected with ``s = 0``,
+which leaves its ends where they were (``relax_rigid_distances``)."""
 
 _TWO = ir.VectorType(ir.DoubleType(), 2)
 _LANE = ir.IntType(32)
@@ -51,9 +53,16 @@ def project_two(
     ``pos`` is the ``(N, 2)`` C-contiguous float64 positions, ``inv_mass``
     ``(N,)`` float64; ``ends`` the particle indices ``(a0, b0, a1, b1)``,
     ``rest`` the two rest lengths. When a thread has ``w_a + w_b <= 0`` (both
-    ends pinned) or is shorter than ``TINY``, nothing is written and it
-    returns False: the caller then projects the two one by one, as the
-    scalar kernel would.
+    ends pinned), nothing is written and it returns False: the caller then
+    projects the two one by one, as the scalar kernel would. A thread
+    shorter than ``TINY`` gets ``s = 0`` in its lane, as in the scalar
+    kernel: a select, where a branch on the square root's result took 4%
+    of a pass.
+
+    Each inverse mass is loaded into both lanes at once (``vmovddup`` from
+    memory, no shuffle): the two sums are then scalar in each lane, and the
+    ends' weights are ready to scale their ``(x, y)`` moves (2% of a pass
+    against building the pairs of masses and spreading them again).
     """
     for name, array, ndim in (("pos", pos, 2), ("inv_mass", inv_mass, 1)):
         if not (isinstance(array, types.Array) and array.ndim == ndim and array.dtype == types.float64):
@@ -83,8 +92,10 @@ def project_two(
             return builder.insert_element(pair, second, _lane(1))
 
         def mass(k: int) -> Any:
+            """Particle ``ends[k]``'s inverse mass in both lanes."""
             pointer = cgutils.get_item_pointer(context, builder, sig.args[1], mass_array, [indices[k]])
-            return builder.load(pointer)
+            one = builder.insert_element(ir.Constant(_TWO, ir.Undefined), builder.load(pointer), _lane(0))
+            return spread(one, 0)
 
         def spread(pair: Any, lane: int) -> Any:
             """One lane of ``pair`` in both lanes."""
@@ -95,11 +106,11 @@ def project_two(
                 builder.extract_element(flags, _lane(0)), builder.extract_element(flags, _lane(1))
             )
 
-        wa = lanes(mass(0), mass(2))
-        wb = lanes(mass(1), mass(3))
-        w = builder.fadd(wa, wb)
+        wa = [mass(0), mass(2)]  # each thread's end a, both lanes
+        wb = [mass(1), mass(3)]
+        sums = [builder.fadd(wa[k], wb[k]) for k in range(2)]
+        w = builder.shuffle_vector(sums[0], sums[1], ir.Constant(ir.VectorType(_LANE, 2), [0, 2]))
         pinned = either(builder.fcmp_unordered("<=", w, ir.Constant(_TWO, [0.0, 0.0])))
-        projected = cgutils.alloca_once_value(builder, ir.Constant(ir.IntType(1), 0))
         with builder.if_then(builder.not_(pinned), likely=True):
             rows = [row(k) for k in range(4)]
             points = [builder.load(pointer, align=8) for pointer in rows]  # a0, b0, a1, b1
@@ -112,22 +123,17 @@ def project_two(
                 builder.module, ir.FunctionType(_TWO, [_TWO]), "llvm.sqrt.v2f64"
             )
             length = builder.call(sqrt, [builder.fadd(xs, ys)])
-            short = either(builder.fcmp_ordered("<", length, ir.Constant(_TWO, [TINY, TINY])))
-            with builder.if_then(builder.not_(short), likely=True):
-                # s = (rest - |d|) / ((w_a + w_b) |d|), then p_a += w_a (s d), p_b -= w_b (s d)
-                rests = lanes(builder.extract_value(rest_tuple, 0), builder.extract_value(rest_tuple, 1))
-                s = builder.fdiv(builder.fsub(rests, length), builder.fmul(w, length))
-                for lane in range(2):
-                    sd = builder.fmul(spread(s, lane), d[lane])
-                    a, b = 2 * lane, 2 * lane + 1
-                    builder.store(
-                        builder.fadd(points[a], builder.fmul(spread(wa, lane), sd)), rows[a], align=8
-                    )
-                    builder.store(
-                        builder.fsub(points[b], builder.fmul(spread(wb, lane), sd)), rows[b], align=8
-                    )
-                builder.store(ir.Constant(ir.IntType(1), 1), projected)
-        return builder.load(projected)
+            short = builder.fcmp_ordered("<", length, ir.Constant(_TWO, [TINY, TINY]))
+            # s = (rest - |d|) / ((w_a + w_b) |d|), 0 where short; then p_a += w_a (s d), p_b -= w_b (s d)
+            rests = lanes(builder.extract_value(rest_tuple, 0), builder.extract_value(rest_tuple, 1))
+            s = builder.fdiv(builder.fsub(rests, length), builder.fmul(w, length))
+            s = builder.select(short, ir.Constant(_TWO, [0.0, 0.0]), s)
+            for lane in range(2):
+                sd = builder.fmul(spread(s, lane), d[lane])
+                a, b = 2 * lane, 2 * lane + 1
+                builder.store(builder.fadd(points[a], builder.fmul(wa[lane], sd)), rows[a], align=8)
+                builder.store(builder.fsub(points[b], builder.fmul(wb[lane], sd)), rows[b], align=8)
+        return builder.not_(pinned)
 
     return signature, codegen
 
