@@ -197,7 +197,7 @@ def _has_display() -> bool:
 def _run(args: argparse.Namespace) -> int:
     from weft.game.progress import Progress
     from weft.game.session import Session
-    from weft.game.warmup import FirstStart, compile_level_apart
+    from weft.game.warmup import FirstStart, compile_level_apart, compile_like_apart
 
     outputs = _outputs(args)
     problems = [problem for path, option, kind in outputs if (problem := output_problem(path, option, kind))]
@@ -216,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         compile_level_apart(Path(args.level), args.set)  # on both cores, when cold
         sim = Simulation(level)
+        compile_like_apart(sim, Path(args.level), args.set)  # a level of one's own: a plan alike
     except BaseException:  # refused by its kernel checks, or interrupted: no line after the error
         first_start.cancel()
         raise

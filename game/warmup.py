@@ -31,8 +31,12 @@ from typing import TextIO
 
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
-from weft.systems.first_start import compile_apart, watch
+from weft.systems.first_start import compile_apart, plan_like, watch
 from weft.systems.kernels import READY_MARK
+from weft.systems.kernels.distance import needs_general
+from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
+from weft.systems.kernels.grid import PARALLEL_PARTICLES
+from weft.systems.kernels.jit import THREADED_FROM
 
 WARM_FRAMES = 2
 """Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
@@ -62,15 +66,16 @@ a cold start says how far it is each second, not each kernel."""
 
 def progress_line(done: int, total: int, name: str, kernels: Kernels = None) -> str:
     """What a player reads while the kernels compile: ``done`` of ``total`` levels, the one compiling
-    (``name``) and how far its plan is (``kernels``). A shipped level's own plan holds every kernel
-    it needs; any other level has only the box step's (what it compiles besides goes uncounted)."""
+    (``name``) and how far its plan is (``kernels``). A level plan holds every kernel the level
+    needs (its own, or the one of a shipped level that needs the same: ``compile_like_apart``); a
+    level with neither has only the box step's (what it compiles besides goes uncounted)."""
     said = "preparing physics, first run only: "
     if done == total:
         return said + "done"
     counted = own = None
     if kernels is not None:
         plan, compiled, planned = kernels
-        own = plan == f"level {name}"
+        own = plan.startswith("level ")
         counted = (
             f"{compiled} of {planned} kernels" if own else f"the box step's {compiled} of {planned} kernels"
         )
@@ -102,6 +107,7 @@ def prepare_physics(
             compile_level_apart(path, overrides)
             sim = Simulation.load(path, overrides, allow_import)
             try:
+                compile_like_apart(sim, path, overrides)
                 sim.step(WARM_FRAMES)
             finally:
                 sim.close()
@@ -129,9 +135,44 @@ def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Call
 def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
     """A shipped level's kernels compiled in two processes when they are not cached yet (its plan in
     ``systems/first_start.txt``; ``compile_apart``). Not for a level changed by ``overrides``, whose
-    kernels may differ: its box step still has its own plan."""
-    if not overrides and path.resolve().parent == LEVELS_DIR.resolve():
+    kernels may differ: ``compile_like_apart`` finds it a plan once it is built."""
+    if _has_own_plan(path, overrides):
         compile_apart(f"level {path.name}")
+
+
+def compile_like_apart(sim: Simulation, path: Path, overrides: Sequence[str] = ()) -> None:
+    """For a level without a plan of its own (a player's, or a shipped one changed by ``overrides``),
+    built as ``sim`` and not stepped yet: the plan of a shipped level whose frames need the same
+    kernels (``level_features``), when one does. Without one, only its box step has a plan."""
+    if not _has_own_plan(path, overrides):
+        plan = plan_like(level_features(sim))
+        if plan is not None:
+            compile_apart(plan)
+
+
+def _has_own_plan(path: Path, overrides: Sequence[str]) -> bool:
+    return not overrides and path.resolve().parent == LEVELS_DIR.resolve()
+
+
+def level_features(sim: Simulation) -> str:
+    """What decides which kernels a level's frames compile: its kinds of body, whether it can hold
+    circles and has ragdolls, and each choice of a kernel build its sizes make (threads cut in two
+    sides from ``PARALLEL_DISTANCES``, compliant or pull-only ones, boxes on the build for threads
+    from ``THREADED_FROM``, circles binned in halves from ``PARALLEL_PARTICLES``). Two levels alike in
+    these compile the same kernels, whatever their sizes, textures or tuning."""
+    stores, settings = sim.stores, sim.settings
+    distances = stores.distances
+    m = distances.count
+    kinds = sorted({type(component).__name__ for _, component in sim.bodies()})
+    choices = {
+        "circles": settings.circles,
+        "ragdolls": settings.ragdolls,
+        "sides": m >= PARALLEL_DISTANCES,
+        "compliant": m > 0 and bool(needs_general(distances.compliance[:m], distances.mode[:m])),
+        "boxes for threads": stores.rigid.count >= THREADED_FROM,
+        "circles in halves": stores.particles.circles >= PARALLEL_PARTICLES,
+    }
+    return ",".join(kinds + [name for name, chosen in choices.items() if chosen]) or "-"
 
 
 def report_to(stream: TextIO) -> Report:

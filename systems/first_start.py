@@ -62,7 +62,12 @@ a line (tab-separated). A plan is a build of the box step (``step_boxes``, ``ste
 any scene with boxes) or a shipped level (``level NAME``); its lines are in the order the plan was
 scheduled in, and each side (``here``: this process, ``apart``: the second) compiles its lines in
 that order. ``seconds`` is what the kernel took with its callees cached, when recorded; ``calls``
-the plan's kernels it calls, by their place among the plan's lines (``-``: none)."""
+the plan's kernels it calls, by their place among the plan's lines (``-``: none). A line
+``features, plan, features`` says what decides the kernels a level plan's frames need
+(``weft.game.warmup.level_features``): a level with no plan of its own borrows one that matches."""
+
+FEATURES = "features"
+"""The first field of a ``RECORD`` line that gives a level plan's features, not a kernel."""
 
 WAIT_S = 600.0
 """The longest a plan may take (a cold one takes 10-20 s here, two minutes on a busy machine): past
@@ -117,11 +122,17 @@ class Unit:
         self.kernel().compile(self.argument_types())
 
 
+def _lines() -> list[list[str]]:
+    """``RECORD``'s lines, split at the tabs (comments and empty lines left out)."""
+    text = RECORD.read_text(encoding="utf-8")
+    return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+
+
 def _units() -> list[Unit]:
     units = []
-    for line in RECORD.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            plan, side, seconds, calls, *kernel = line.split("\t")
+    for fields in _lines():
+        if fields[0] != FEATURES:
+            plan, side, seconds, calls, *kernel = fields
             called = () if calls == "-" else tuple(int(k) for k in calls.split(","))
             units.append(Unit(plan, side, float(seconds), called, *kernel))
     return units
@@ -135,6 +146,13 @@ def recorded(plan: str) -> list[Unit]:
 def plans() -> list[str]:
     """The names of ``RECORD``'s plans, sorted."""
     return sorted({unit.plan for unit in _units()})
+
+
+def plan_like(features: str) -> str | None:
+    """The level plan recorded with ``features`` (the one of fewest kernels where several are), or
+    None: the plan a level without one of its own borrows."""
+    alike = [fields[1] for fields in _lines() if fields[0] == FEATURES and fields[2:] == [features]]
+    return min(alike, key=lambda plan: (len(recorded(plan)), plan), default=None)
 
 
 def roots(units: Sequence[Unit]) -> list[Unit]:

@@ -5,8 +5,9 @@ numba cache, in one process (``WEFT_COMPILE_APART=0``), and logs numba's
 compile events: which of our kernels compile, for which argument types,
 inside which, for how long, and which of ours each calls. From each log it
 schedules a plan (``plan_lines``) for the level when it took
-``SPLIT_FROM_S`` or more, and for the box step's build the pyramid
-(one-thread twins) and the large pyramid (the build for threads) run.
+``SPLIT_FROM_S`` or more (with its ``level_features``, for levels alike that
+have no plan), and for the box step's build the pyramid (one-thread twins)
+and the large pyramid (the build for threads) run.
 ``--write`` stores them in ``systems/first_start.txt`` (else they are
 printed). Re-record after changing what a level's systems pass to their
 kernels: ``tests/test_first_start.py`` fails until then. Takes about ten
@@ -24,7 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from weft.systems.first_start import APART, HERE, RECORD
+from weft.game.simulation import Simulation
+from weft.game.warmup import level_features
+from weft.systems.first_start import APART, FEATURES, HERE, RECORD
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
@@ -157,6 +160,15 @@ def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
     return [line(unit) for unit in order]
 
 
+def features(level: Path) -> str:
+    """``level_features`` of ``level`` as built (a level of one's own alike borrows its plan)."""
+    sim = Simulation.load(level)
+    try:
+        return level_features(sim)
+    finally:
+        sim.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"store the record in {RECORD.name}")
@@ -166,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         log = compile_log(level)
         builds = [build for build, name in BUILDS.items() if name == level.name]
         if sum(entry["seconds"] for entry in log if not entry["inside"]) >= SPLIT_FROM_S:
+            lines.append("\t".join([FEATURES, f"level {level.name}", features(level)]))
             lines += plan_lines(f"level {level.name}", [entry for entry in log if own(entry)], log)
         for build in builds:
             step = next(entry for entry in log if entry["name"] == build and not entry["inside"])

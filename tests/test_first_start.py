@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +34,7 @@ from weft.systems.first_start import (
     compile_apart,
     compile_side,
     compile_step_apart,
+    plan_like,
     plans,
     recorded,
     roots,
@@ -211,6 +213,61 @@ def test_run_and_warmup_ask_for_a_shipped_levels_plan_unless_it_is_changed(
     warmup.compile_level_apart(LEVELS_DIR / "ragdoll.toml", ["rigid.iterations=4"])
     warmup.compile_level_apart(LEVELS_DIR.parent / "ragdoll.toml")  # not the shipped one
     assert asked == ["level ragdoll.toml"]
+
+
+def test_each_level_plan_says_the_features_of_the_level_it_was_made_from() -> None:
+    for plan in plans():
+        if plan.startswith("level "):
+            sim = Simulation.load(LEVELS_DIR / _level_of(plan))
+            try:
+                features = warmup.level_features(sim)
+            finally:
+                sim.close()
+            # the plan alike for those features is this one, or a smaller one just as alike
+            alike = plan_like(features)
+            assert alike is not None, f"re-record: python tests/first_start.py --write ({plan})"
+            assert len(recorded(alike)) <= len(recorded(plan))
+
+
+def test_a_level_of_ones_own_borrows_the_plan_of_a_shipped_level_alike(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(warmup, "compile_apart", asked.append)
+    mine = tmp_path / "my_sheet.toml"  # the default sheet under a name of one's own, in a folder of one's own
+    text = (LEVELS_DIR / "cloth.toml").read_text(encoding="utf-8")
+    mine.write_text(text.replace('name = "Cloth"', 'name = "My sheet"', 1), encoding="utf-8")
+    for path, overrides in ((mine, []), (LEVELS_DIR / "cloth.toml", ["world.iterations=30"])):
+        sim = Simulation.load(path, overrides)
+        try:
+            warmup.compile_like_apart(sim, path, overrides)
+        finally:
+            sim.close()
+    shipped = Simulation.load(LEVELS_DIR / "cloth.toml")
+    try:
+        warmup.compile_like_apart(shipped, LEVELS_DIR / "cloth.toml")  # its own plan ran before
+        like_cloth = plan_like(warmup.level_features(shipped))
+    finally:
+        shipped.close()
+    assert like_cloth is not None and asked == [like_cloth, like_cloth]
+
+
+def test_a_level_like_no_shipped_one_borrows_no_plan(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(warmup, "compile_apart", asked.append)
+    odd = tmp_path / "odd.toml"  # a creature among boxes: no shipped level has just those
+    odd.write_text(
+        (LEVELS_DIR / "creature.toml").read_text(encoding="utf-8")
+        + '\n[[boxes]]\nname = "crates"\nlayout = "stack"\ncount = 3\nsize = [40, 40]\nbase = [900, 20]\n',
+        encoding="utf-8",
+    )
+    sim = Simulation.load(odd)
+    try:
+        assert plan_like(warmup.level_features(sim)) is None
+        warmup.compile_like_apart(sim, odd)
+    finally:
+        sim.close()
+    assert asked == []
 
 
 def _second_process(plan: str, told: str) -> subprocess.CompletedProcess[str]:

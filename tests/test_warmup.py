@@ -95,6 +95,8 @@ def test_the_progress_line_says_it_happens_once_and_counts_levels_and_kernels() 
         warmup.progress_line(2, 3, "my.toml", box_step)
         == said + "2 of 3 levels (my.toml), the box step's 5 of 56 kernels"
     )
+    borrowed = ("level junkyard.toml", 9, 90)  # a level of one's own with the plan of one alike
+    assert warmup.progress_line(0, 1, "my.toml", borrowed) == said + "9 of 90 kernels (my.toml)"
     assert warmup.progress_line(0, 1, "stack.toml") == said + "compiling the kernels stack.toml needs"
     assert warmup.progress_line(16, 16, "done") == said + "done"
 
