@@ -144,9 +144,9 @@ def _project_one(
 def _projected(
     ax: float, ay: float, bx: float, by: float, wa: float, wb: float, rest: float
 ) -> tuple[float, float, float, float]:
-    """The two ends of a rigid thread after one projection (as they were when both are pinned; plus
-    a zero when they coincide). Scalars in and out: a helper given arrays takes a reference to each every call
-    (an atomic count, 20 ns)."""
+    """The two ends of a rigid thread after one projection (as they were when both are pinned; ends
+    that coincide get ``s = 0``, a zero added to each). Scalars in and out: a helper given arrays
+    takes a reference to each every call (an atomic count, 20 ns)."""
     w = wa + wb
     if w == 0.0:
         return ax, ay, bx, by

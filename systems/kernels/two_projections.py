@@ -1,14 +1,13 @@
 """Two rigid distance projections at once, in the core's two-lane vector registers.
 
 A projection (``distance.relax_rigid_distances``) needs one square root and
-one division, and the core has one unit for both: ``sqrtsd`` and ``divsd``,
-one after the other, take 2.6 to 2.8 ns of it here, as long as the whole
-projection. The two-lane forms ``sqrtpd`` and ``divpd`` take about the same
-time for two numbers as the scalar forms for one, and a point's x and y
-fit one register, so two projections that share no point cost about as
-much as one and a half: 2.8 to 3.0 ns a thread instead of 4.7 on the
-80 × 50 sheet (``project_two``; measured 2026-12-04: earlier sessions
-measured 2.4 to 2.6 against 3.3 to 3.5 on the same machine).
+one division, and the core has one unit for both. The two-lane forms
+``sqrtpd`` and ``divpd`` take about the same time for two numbers as the
+scalar forms for one, and a point's x and y fit one register, so two
+projections that share no point cost little more than one: 2.8 to 3.0 ns a
+thread instead of 4.7 one at a time on the 80 × 50 sheet (``project_two``;
+measured 2026-12-04, where earlier sessions measured 2.4 to 2.6 against
+3.3 to 3.5 on the same machine).
 
 numba does not write that code itself: its loop vectoriser needs a loop
 whose iterations are independent, which a Gauss-Seidel pass is not, and
