@@ -134,8 +134,10 @@ def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Call
 
 def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
     """A shipped level's kernels compiled in two processes when they are not cached yet (its plan in
-    ``systems/first_start.txt``; ``compile_apart``). Not for a level changed by ``overrides``, whose
-    kernels may differ: ``compile_like_apart`` finds it a plan once it is built."""
+    ``systems/first_start.txt``; ``compile_apart``), called before the level is built: building
+    compiles kernels too (the large pyramid's 3 s, the ragdoll's 2). Not for a level changed by
+    ``overrides``, whose kernels may differ: ``compile_like_apart`` finds it a plan once it is built,
+    as its features are known only then (its build's kernels compile in this process alone)."""
     if _has_own_plan(path, overrides):
         compile_apart(f"level {path.name}")
 

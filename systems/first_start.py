@@ -122,8 +122,10 @@ class Unit:
         self.kernel().compile(self.argument_types())
 
 
+@functools.cache
 def _lines() -> list[list[str]]:
-    """``RECORD``'s lines, split at the tabs (comments and empty lines left out)."""
+    """``RECORD``'s lines, split at the tabs (comments and empty lines left out); read once, as the
+    installed file does not change under a running process (the recorder writes it from another)."""
     text = RECORD.read_text(encoding="utf-8")
     return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
 
