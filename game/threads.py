@@ -70,13 +70,17 @@ need the second core for nearly all of a frame, or each join waits for the one t
 
 class OtherLoad:
     """How many cores the machine's other programs kept busy lately (``cores``, or None where the
-    system does not say): the cores' busy time (``/proc/stat``, Linux) less this process's own, all
-    its threads counted (``time.process_time``), per second of wall time."""
+    system does not say, or has not yet: ``says``): the cores' busy time (``/proc/stat``, Linux)
+    less this process's own, all its threads counted (``time.process_time``), per second of wall
+    time."""
 
     def __init__(self, stat: str = "/proc/stat") -> None:
         self._stat = stat
         self._tick = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
         self._last = self._read()
+        self.says = self._last is not None
+        """Whether the system counts its cores' busy time: then ``cores`` is a figure from the
+        first ``LOAD_WINDOW_S`` on."""
         self.cores: float | None = None
 
     def sample(self) -> None:
@@ -158,10 +162,12 @@ class ThreadChoice:
 
     def spare(self) -> int:
         """Threads the machine has cores for now: ``most``, less the cores other programs keep busy
-        (``SPARE_CORE`` of a core busy still counts as spare); ``most`` where the system does not say."""
+        (``SPARE_CORE`` of a core busy still counts as spare); ``most`` where the system does not
+        say, one until it first has (a trial of two on a busy machine costs a frame of several ms:
+        a quarter second of patience costs nothing)."""
         others = self.load.cores
         if others is None:
-            return self.most
+            return 1 if self.load.says else self.most
         return max(1, min(self.most, int(self.most - others + 1.0 - SPARE_CORE)))
 
     def record(self, large: bool, ms: float) -> None:

@@ -8,11 +8,17 @@ thread pool beside the pass itself: 4 µs of the 80 × 50 sheet's 18 µs.
 These kernels run every iteration of the substep in one call, the same
 numbers in the same order (``DistanceSystem.fused_iterations``).
 
-On two sides (``relax_rigid_sides``) each thread tests the points of its
-own side as soon as it has relaxed them, in the region it relaxed them
-in: the wall test then reads what the core has just written, and the pool
-wakes once an iteration, not twice. The seam moves points of both sides
-after that test, so its ends are tested again once it is done. A point
+On two sides (``relax_rigid_sides``) the iterations are one list of
+items, taken by whichever thread is free (``claims``): the pool starts and
+joins once a call, not once a pass (2 µs each: 40 µs of the sheet's
+frame), and a worker still waking when the call starts joins in where the
+work has got to. The 80 × 50 sheet's call, taking turns with pymunk's
+frame, took 0.36 ms on two threads where twenty joins took 0.41 with the
+workers asleep when it starts (``WORKER_SPIN``), 0.29 against 0.33 with
+them spinning through pymunk's frame (GNU OpenMP's default), 0.46 and
+0.49 on one thread; the same bits in all. Each side's item tests the points it has just relaxed, on the core
+that wrote them. The seam moves points of both sides after that test, so
+its ends are tested again once it is done. A point
 the first test found out and the seam brought back in only sends the
 clamp over points that are all inside, which moves none of them: the
 positions are those of the pass, then the test, then the clamp.
@@ -25,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.claims import item_done, new_counters, next_item, wait_for
 from weft.systems.kernels.distance import NO_DIVISION_CHECK, relax_rigid_distances, relax_rigid_runs
 from weft.systems.kernels.distance_sides import SEAM
 from weft.systems.kernels.inside_walls import all_inside_walls, inside
@@ -76,22 +83,69 @@ def iterate_rigid_sides_in_walls(
 ) -> None:
     """``iterate_rigid_in_walls`` with each pass in two sides at once, then the seam
     (``relax_rigid_sides``: ``runs`` and ``parts`` as there; ``split`` the first particle of side 1).
-    Each side's points are tested on the thread that relaxed them, the seam's ends after it."""
+
+    The passes are one list of items taken by whichever thread is free (``claims``): per
+    iteration side 0, side 1, then the seam with the walls. The pool starts and joins once a
+    call, not once a pass, and a worker that wakes late joins in where the work has got to.
+    Each side's points are tested by the thread that relaxed them, the seam's ends after it.
+    """
+    counters = new_counters()
+    outside = np.zeros(2, dtype=np.int64)  # each side's test: 1 where a point of it is out
+    for _ in numba.prange(2):
+        _take_items(
+            iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, walls,
+            counters, outside,
+        )  # fmt: skip
+
+
+ITEMS_PER_PASS = 3
+"""Items of one iteration in ``iterate_rigid_sides_in_walls``: side 0, side 1, then the seam."""
+
+
+@numba.njit(cache=True, **INNER, **NO_DIVISION_CHECK)
+def _take_items(
+    iterations: int,
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+    i: npt.NDArray[np.uint32],
+    j: npt.NDArray[np.uint32],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+    runs: npt.NDArray[np.int64],
+    parts: npt.NDArray[np.int64],
+    split: int,
+    walls: Walls,
+    counters: npt.NDArray[np.int64],
+    outside: npt.NDArray[np.int64],
+) -> None:
+    """One thread's share of ``iterate_rigid_sides_in_walls``: items until none is left. A side
+    waits for the seam before it (the items of earlier iterations), the seam for both sides."""
     n = pos.shape[0]
     middle = min(split, n)
     left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
-    seam = runs[parts[SEAM] : parts[SEAM + 1]]
-    for _ in range(iterations):
-        outside = 0  # sides with a point out: an integer sum, the same in any order
-        for side in numba.prange(2):
-            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[side] : parts[side + 1]])
-            first = 0 if side == 0 else middle
-            last = middle if side == 0 else n
+    total = ITEMS_PER_PASS * iterations
+    while True:
+        item = next_item(counters)
+        if item >= total:
+            return
+        part = item % ITEMS_PER_PASS
+        wait_for(counters, item - part if part != SEAM else item)
+        if part != SEAM:
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[part] : parts[part + 1]])
+            first = 0 if part == 0 else middle
+            last = middle if part == 0 else n
             held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
-            outside += 0 if held else 1
-        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
-        held = outside == 0 and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
-        _keep_inside(pos, prev, inv_mass, radius, kind, walls, held)
+            outside[part] = 0 if held else 1
+        else:
+            seam = runs[parts[SEAM] : parts[SEAM + 1]]
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
+            held = outside[0] + outside[1] == 0
+            held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
+            _keep_inside(pos, prev, inv_mass, radius, kind, walls, held)
+        item_done(counters)
 
 
 @numba.njit(cache=True, **INNER)
