@@ -38,6 +38,8 @@ from weft.systems.cloth_cells import woven_triangles
 from weft.systems.draw.options import DrawOptions
 from weft.systems.draw.strokes import SEGMENT_FIELDS, StrokeBatch, segments
 from weft.systems.draw.textures import ClothTextures
+from weft.systems.kernels.cells import same_triangles
+from weft.systems.kernels.fold_shade import fold_shades
 from weft.systems.schedule import Step, System
 
 if TYPE_CHECKING:
@@ -244,7 +246,7 @@ class ClothMeshSystem(System):
             sheet.across_alive = alive[sheet.across]
             sheet.down_alive = alive[sheet.down]
         triangles, sheet.cell_areas = woven_triangles(points, sheet.cells, cloth.cell_threads, alive)
-        if sheet.drawn is not None and np.array_equal(triangles, sheet.drawn):
+        if sheet.drawn is not None and same_triangles(triangles, sheet.drawn):
             return
         sheet.drawn = triangles
         indices = triangles.astype(np.uint32)
@@ -322,27 +324,12 @@ def fold_shade(
     down_alive: npt.NDArray[np.bool_],
     strength: float,
 ) -> npt.NDArray[np.float32]:
-    """Brightness ``(N,)`` float32 of each point of a sheet from its fake normal (module docstring).
-
-    ``cos θ = |p[c+1] - p[c-1]| / (2 · spacing)`` across and the same down,
-    capped at 1 (a stretched thread is flat, not folded); the shade is their
-    product, blended with 1 by ``strength`` and floored at ``DARKEST_FOLD``.
-    Points at the border, or beside a torn thread, count as flat.
-    """
-    rows, cols = cloth.rows, cloth.cols
-    grid = points.reshape(rows, cols, 2)
-    span = 2.0 * cloth.spacing
-    cos_across = np.ones((rows, cols))
-    cos_down = np.ones((rows, cols))
-    if cols > 2:
-        gap = grid[:, 2:] - grid[:, :-2]
-        ratio = np.sqrt(gap[..., 0] ** 2 + gap[..., 1] ** 2) / span
-        joined = across_alive[:, :-1] & across_alive[:, 1:]
-        cos_across[:, 1:-1] = np.where(joined, np.minimum(ratio, 1.0), 1.0)
-    if rows > 2:
-        gap = grid[2:] - grid[:-2]
-        ratio = np.sqrt(gap[..., 0] ** 2 + gap[..., 1] ** 2) / span
-        joined = down_alive[:-1] & down_alive[1:]
-        cos_down[1:-1] = np.where(joined, np.minimum(ratio, 1.0), 1.0)
-    lit = np.maximum(cos_across * cos_down, DARKEST_FOLD)
-    return (1.0 + strength * (lit - 1.0)).astype(np.float32).ravel()
+    """Brightness ``(N,)`` float32 of each point of a sheet from its fake normal (module docstring):
+    ``cos θ`` across times ``cos θ`` down, blended with 1 by ``strength`` and floored at
+    ``DARKEST_FOLD`` (``kernels.fold_shade``). Points at the border, or beside a torn thread, count
+    as flat."""
+    shade = np.empty(cloth.rows * cloth.cols, dtype=np.float32)
+    fold_shades(
+        points, cloth.rows, cloth.cols, cloth.spacing, across_alive, down_alive, strength, DARKEST_FOLD, shade
+    )
+    return shade

@@ -124,6 +124,7 @@ try:
         distance_loop,
         distance_sides,
         dual_quaternions,
+        fold_shade,
         force_fields,
         grid,
         inside_walls,

@@ -1,0 +1,58 @@
+"""How bright each point of a sheet is drawn: its fold, from how near its neighbours came.
+
+The simulation is flat, so a fold shows as a point whose neighbours on
+either side are closer than twice the spacing. Folded out of the screen by
+an angle θ, they would be ``2 · spacing · cos θ`` apart, so that ratio is
+``cos θ``: a light at the viewer (Lambert) makes the point ``cos θ``
+bright (``systems/draw/cloth_mesh``). As numpy over the grid this took
+0.17 ms of the default sheet's drawing a frame, in a dozen temporary
+arrays; one pass here takes a few µs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+
+@numba.njit(cache=True)
+def fold_shades(
+    points: npt.NDArray[np.float64],
+    rows: int,
+    cols: int,
+    spacing: float,
+    across_alive: npt.NDArray[np.bool_],
+    down_alive: npt.NDArray[np.bool_],
+    strength: float,
+    darkest: float,
+    shade: npt.NDArray[np.float32],
+) -> None:
+    """Write each point's brightness into ``shade`` ``(rows · cols,)``.
+
+    ``cos θ = min(|p[c+1] - p[c-1]| / (2 · spacing), 1)`` across (a stretched
+    thread is flat, not folded) and the same down; the brightness is their
+    product floored at ``darkest``, blended with 1 by ``strength``:
+    ``1 + strength · (max(cos_across · cos_down, darkest) - 1)``. A point on
+    the border, or beside a torn thread (``across_alive`` ``(rows, cols - 1)``,
+    ``down_alive`` ``(rows - 1, cols)``), counts as flat that way.
+    ``points`` ``(rows · cols, 2)``, row by row.
+    """
+    span = 2.0 * spacing
+    for r in range(rows):
+        for c in range(cols):
+            k = r * cols + c
+            cos_across = 1.0
+            if 0 < c < cols - 1 and across_alive[r, c - 1] and across_alive[r, c]:
+                dx = points[k + 1, 0] - points[k - 1, 0]
+                dy = points[k + 1, 1] - points[k - 1, 1]
+                cos_across = min(math.sqrt(dx * dx + dy * dy) / span, 1.0)
+            cos_down = 1.0
+            if 0 < r < rows - 1 and down_alive[r - 1, c] and down_alive[r, c]:
+                dx = points[k + cols, 0] - points[k - cols, 0]
+                dy = points[k + cols, 1] - points[k - cols, 1]
+                cos_down = min(math.sqrt(dx * dx + dy * dy) / span, 1.0)
+            lit = max(cos_across * cos_down, darkest)
+            shade[k] = np.float32(1.0 + strength * (lit - 1.0))
