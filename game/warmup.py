@@ -37,6 +37,7 @@ from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.grid import PARALLEL_PARTICLES
 from weft.systems.kernels.jit import THREADED_FROM
+from weft.systems.warmup import call_every_kernel
 
 WARM_FRAMES = 2
 """Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
@@ -116,6 +117,7 @@ def prepare_physics(
     if report is not None:
         report(len(levels), len(levels), "done", None)
     if every:
+        call_every_kernel()  # what no stepped frame calls too: the drawing kernels
         with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
             READY_MARK.write_text("every shipped level stepped with these kernels\n")
     return time.perf_counter() - started

@@ -19,10 +19,11 @@ import numpy as np
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.box_overlaps import count_box_overlaps
-from weft.systems.kernels.cells import weave_cells
+from weft.systems.kernels.cells import same_triangles, weave_cells
 from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import needs_general, relax_distances, relax_rigid_distances
 from weft.systems.kernels.distance_sides import balanced_split, sides_hold, split_sides
+from weft.systems.kernels.fold_shade import fold_shades
 from weft.systems.kernels.force_fields import blast, push_radially
 from weft.systems.kernels.grid import bin_points, bin_points_sparse, find_pairs, index_blocks
 from weft.systems.kernels.inside_walls import all_inside_walls
@@ -39,8 +40,13 @@ from weft.systems.kernels.verlet import integrate
 def warm_kernels() -> None:
     """Call every kernel once when they are all cached (the first call per process does the work;
     later calls return at once)."""
-    if not READY_MARK.exists():
-        return
+    if READY_MARK.exists():
+        call_every_kernel()
+
+
+def call_every_kernel() -> None:
+    """Call each kernel once on tiny arrays: loaded from numba's cache, or compiled and cached when
+    it is not there (``weft warmup`` does so for the drawing kernels, which no stepped frame calls)."""
     pos = np.array([[0.0, 0.0], [10.0, 0.0]])
     prev = pos.copy()
     inv_mass = np.ones(2)
@@ -84,7 +90,11 @@ def warm_kernels() -> None:
     sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
     square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
     cell = np.array([[0, 1, 2, 3]], dtype=np.int64)
-    weave_cells(square, cell, np.zeros((1, 4), np.int64), alive, np.zeros((2, 3), np.int64), np.zeros(1))
+    triangles = np.zeros((2, 3), np.int64)
+    weave_cells(square, cell, np.zeros((1, 4), np.int64), alive, triangles, np.zeros(1))
+    same_triangles(triangles, triangles)
+    whole = np.ones((2, 1), np.bool_)
+    fold_shades(square, 2, 2, 1.0, whole, whole.T.copy(), 0.5, 0.45, np.zeros(4, np.float32))
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)
