@@ -64,6 +64,10 @@ def iterate_rigid_in_walls(
         _keep_inside(pos, prev, inv_mass, radius, kind, walls, all_inside_walls(pos, radius, *walls[:4]))
 
 
+ITEMS_PER_PASS = 3
+"""Items of one iteration in ``iterate_rigid_sides_in_walls``: side 0, side 1, then the seam."""
+
+
 @kernel_with_threads(**NO_DIVISION_CHECK)
 def iterate_rigid_sides_in_walls(
     iterations: int,
@@ -89,63 +93,33 @@ def iterate_rigid_sides_in_walls(
     call, not once a pass, and a worker that wakes late joins in where the work has got to.
     Each side's points are tested by the thread that relaxed them, the seam's ends after it.
     """
-    counters = new_counters()
-    outside = np.zeros(2, dtype=np.int64)  # each side's test: 1 where a point of it is out
-    for _ in numba.prange(2):
-        _take_items(
-            iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, walls,
-            counters, outside,
-        )  # fmt: skip
-
-
-ITEMS_PER_PASS = 3
-"""Items of one iteration in ``iterate_rigid_sides_in_walls``: side 0, side 1, then the seam."""
-
-
-@numba.njit(cache=True, **INNER, **NO_DIVISION_CHECK)
-def _take_items(
-    iterations: int,
-    pos: npt.NDArray[np.float64],
-    prev: npt.NDArray[np.float64],
-    inv_mass: npt.NDArray[np.float64],
-    radius: npt.NDArray[np.float64],
-    kind: npt.NDArray[np.uint8],
-    i: npt.NDArray[np.uint32],
-    j: npt.NDArray[np.uint32],
-    rest: npt.NDArray[np.float64],
-    alive: npt.NDArray[np.bool_],
-    runs: npt.NDArray[np.int64],
-    parts: npt.NDArray[np.int64],
-    split: int,
-    walls: Walls,
-    counters: npt.NDArray[np.int64],
-    outside: npt.NDArray[np.int64],
-) -> None:
-    """One thread's share of ``iterate_rigid_sides_in_walls``: items until none is left. A side
-    waits for the seam before it (the items of earlier iterations), the seam for both sides."""
     n = pos.shape[0]
     middle = min(split, n)
     left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
     total = ITEMS_PER_PASS * iterations
-    while True:
-        item = next_item(counters)
-        if item >= total:
-            return
-        part = item % ITEMS_PER_PASS
-        wait_for(counters, item - part if part != SEAM else item)
-        if part != SEAM:
-            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[part] : parts[part + 1]])
-            first = 0 if part == 0 else middle
-            last = middle if part == 0 else n
-            held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
-            outside[part] = 0 if held else 1
-        else:
-            seam = runs[parts[SEAM] : parts[SEAM + 1]]
-            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
-            held = outside[0] + outside[1] == 0
-            held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
-            _keep_inside(pos, prev, inv_mass, radius, kind, walls, held)
-        item_done(counters)
+    counters = new_counters()
+    outside = np.zeros(2, dtype=np.int64)  # each side's test: 1 where a point of it is out
+    for _ in numba.prange(2):  # each thread takes items until none is left
+        while True:
+            item = next_item(counters)
+            if item >= total:
+                break
+            part = item % ITEMS_PER_PASS
+            # a side waits for the items of the iterations before (their seam), the seam for both sides
+            wait_for(counters, item - part if part != SEAM else item)
+            if part != SEAM:
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[part] : parts[part + 1]])
+                first = 0 if part == 0 else middle
+                last = middle if part == 0 else n
+                held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
+                outside[part] = 0 if held else 1
+            else:
+                seam = runs[parts[SEAM] : parts[SEAM + 1]]
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
+                held = outside[0] + outside[1] == 0
+                held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
+                _keep_inside(pos, prev, inv_mass, radius, kind, walls, held)
+            item_done(counters)
 
 
 @numba.njit(cache=True, **INNER)
