@@ -13,12 +13,13 @@ items, taken by whichever thread is free (``claims``): the pool starts and
 joins once a call, not once a pass (2 µs each: 40 µs of the sheet's
 frame), and a worker still waking when the call starts joins in where the
 work has got to. The 80 × 50 sheet's call, taking turns with pymunk's
-frame, took 0.36 ms on two threads where twenty joins took 0.41 with the
-workers asleep when it starts (``WORKER_SPIN``), 0.29 against 0.33 with
-them spinning through pymunk's frame (GNU OpenMP's default), 0.46 and
-0.49 on one thread; the same bits in all. Each side's item tests the points it has just relaxed, on the core
-that wrote them. The seam moves points of both sides after that test, so
-its ends are tested again once it is done. A point
+frame, took 0.34 to 0.36 ms on two threads where twenty joins took 0.41
+with the workers asleep when it starts (``WORKER_SPIN``), 0.29 against
+0.33 with them spinning through pymunk's frame (GNU OpenMP's default),
+and 0.45 to 0.46 against 0.49 on one thread; the same bits in all. Each
+side's item tests the points it has just relaxed, on the core that wrote
+them. The seam moves points of both sides after that test, so its ends
+are tested again once it is done. A point
 the first test found out and the seam brought back in only sends the
 clamp over points that are all inside, which moves none of them: the
 positions are those of the pass, then the test, then the clamp.
