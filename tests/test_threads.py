@@ -147,8 +147,8 @@ def test_other_programs_load_is_read_from_the_cores_busy_time(tmp_path) -> None:
 
 
 def test_no_second_thread_is_tried_before_the_other_programs_load_is_first_read() -> None:
-    # the bench's busy run met its first trial 60 ms in, before the first reading: two threads beside
-    # a busy core, a frame of several ms
+    # the bench's busy run reaches its first trial about 60 ms in, before the first reading would be
+    # taken: two threads beside a busy core, a frame of several ms
     others = Others(None)
     choice = ThreadChoice(most=2, load=others)
     assert set(run(choice, 3 * FIRST_TRIAL + KEPT_FRAMES, {1: 6.8, 2: 5.3})) == {1}

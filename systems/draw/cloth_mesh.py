@@ -15,12 +15,11 @@ drawn as their edges, strokes as thick as the cloth (2 px at least) in the look'
 shaded as the back of the cloth: a flat sheet seen from its edge.
 
 Fake normal: the simulation is flat, so a fold shows up as a point whose
-neighbours on either side come closer than twice the spacing. If the cloth
-between them were folded out of the screen by an angle θ, their distance
-would be ``2 · spacing · cos θ``, so that ratio *is* ``cos θ``: a light at the
-viewer (Lambert) would make the point ``cos θ`` bright. Across and down
-multiply. Triangles whose winding flipped show the back of the cloth and are
-darkened in the fragment shader (``gl_FrontFacing``), which costs nothing on the CPU.
+neighbours on either side come closer than twice the spacing; that ratio
+is ``cos θ`` of the fold, and the point is drawn that bright
+(``kernels/fold_shade.py`` derives it). Triangles whose winding flipped
+show the back of the cloth and are darkened in the fragment shader
+(``gl_FrontFacing``), which costs nothing on the CPU.
 """
 
 from __future__ import annotations
