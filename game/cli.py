@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import signal
+import statistics
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--screenshot", metavar="OUT", help="write a PNG of the last frame here")
     run.add_argument("--filmstrip", metavar="OUT", help="write a PNG of every K-th frame here")
     run.add_argument("--every", type=_positive_int, default=10, metavar="K", help="filmstrip spacing (10)")
+    run.add_argument("--profile", action="store_true", help="print each system's share of a frame at the end")
     _allow_import_option(run)
 
     validate = commands.add_parser("validate", help="check level files; exit 1 listing every problem")
@@ -233,9 +235,14 @@ def _run(args: argparse.Namespace) -> int:
 
         strip = Filmstrip(pictures.size, args.frames // args.every)
     progress = Progress(args.frames, label=Path(args.level).name)  # draws only on a terminal (stderr)
+    profile: list[dict[str, float]] | None = [] if args.profile else None  # each frame's timings
     with progress, _stop_signals() as stop:
         for k in progress.track(args.frames):
+            if profile is not None:
+                sim.schedule.timings = {}
             session.advance()
+            if profile is not None:
+                profile.append(sim.schedule.timings)
             first_start.first_frame_done()
             # a script's value clamped or refused, a custom system's setting brought back into range
             for note in session.event_notes + session.settings_notes:
@@ -254,6 +261,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 128 + stopped.value
     print(_summary(Path(args.level).name, sim.metrics()))
+    if profile:
+        print(profile_table(profile, sim.step_ms[-len(profile) :]))
     return OUTPUT_ERROR if failed else 0
 
 
@@ -345,6 +354,23 @@ def _summary(name: str, metrics: dict[str, Any]) -> str:
     parts.append(f"settled {'never' if settled is None else f'at frame {settled}'}")
     parts.append(f"hash {metrics['state_hash'][:12]}")
     return ", ".join(parts)
+
+
+def profile_table(frames: list[dict[str, float]], step_ms: list[float]) -> str:
+    """``weft run --profile``: each system's median ms a frame (``frames``: each frame's
+    ``Schedule.timings``; ``step_ms``: each frame's step) in the order they first ran, with its share
+    of the median step; the rest is the schedule's own work and the step's around it (the thread
+    choice, the world's entry). Medians: a first frame that loads kernels takes 100 times a usual one."""
+    names = list(dict.fromkeys(name for timings in frames for name in timings))
+    rows = [(name, statistics.median(timings.get(name, 0.0) * 1e3 for timings in frames)) for name in names]
+    rest = [ms - sum(timings.values()) * 1e3 for timings, ms in zip(frames, step_ms, strict=True)]
+    rows.append(("(between and around)", statistics.median(rest)))
+    step = statistics.median(step_ms)
+    width = max(len(name) for name, _ in rows)
+    lines = [f"profile: median ms a frame over {len(frames)} frames; the step {step:.3f} ms"]
+    for name, ms in rows:
+        lines.append(f"  {name:<{width}}  {ms:7.3f}  {100 * ms / step if step else 0.0:5.1f}%")
+    return "\n".join(lines)
 
 
 def _write_json(path: str, data: Any) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -131,6 +132,11 @@ class Schedule:
         """Called after every run of a custom system (not a built-in) with that system: the
         application brings back into range what it left out of it (``weft.game.settings_guard``).
         Schedules without custom systems never call it."""
+        self.timings: dict[str, float] | None = None
+        """None (the default), or a dict to which ``step_frame`` adds the seconds each system's
+        ``process`` took, summed over every call, by name: where a frame's time goes, as Box2D's
+        ``b2Profile`` says. A substep's fused iterations (``System.fused_iterations``) count under
+        the names of the systems fused, joined by ``+``. The clock is read only while it is a dict."""
         for system in systems:
             self.add(system)
 
@@ -295,7 +301,8 @@ class Schedule:
             time=frame * FRAME_DT,
         )
         guard = self._guard()
-        _process(self._stages[Stage.FRAME_START], step, guard)
+        timings = self.timings
+        _process(self._stages[Stage.FRAME_START], step, guard, timings)
         # after the tools: a pour may just have made the level's first particles
         stages = self._stages if world.stores().particles.count else self._without_particles()
         substep_stage = stages[Stage.SUBSTEP]
@@ -306,19 +313,22 @@ class Schedule:
         for substep in range(substeps):
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
-            _process(substep_stage, step, guard)
+            _process(substep_stage, step, guard, timings)
             busy = [system for system in iteration_stage if not system.idle(step)]
             # with the finite check on, one by one: it names the system that left a NaN
             fused = busy[0].fused_iterations(busy, step) if busy and not finite.ENABLED else None
             if fused is not None:
+                started = time.perf_counter() if timings is not None else 0.0
                 fused()
+                if timings is not None:
+                    _add_time(timings, "+".join(system.name for system in busy), started)
                 step.iteration = step.iterations - 1
             else:
                 for iteration in range(step.iterations):
                     step.iteration = iteration
-                    _process(busy, step, guard)
-            _process(end_stage, step, guard)
-        _process(stages[Stage.FRAME_END], step, guard)
+                    _process(busy, step, guard, timings)
+            _process(end_stage, step, guard, timings)
+        _process(stages[Stage.FRAME_END], step, guard, timings)
 
     def _guard(self) -> Callable[[System], None] | None:
         """``after_custom`` for the custom systems only, or None (the plain loop) without any."""
@@ -350,12 +360,28 @@ class Schedule:
         _process(self._stages[stage], step)
 
 
-def _process(systems: list[System], step: Step, after_custom: Callable[[System], None] | None = None) -> None:
+def _process(
+    systems: list[System],
+    step: Step,
+    after_custom: Callable[[System], None] | None = None,
+    timings: dict[str, float] | None = None,
+) -> None:
     """Run ``systems`` in order; with ``WEFT_CHECK_FINITE`` set, check the stores after each (one call
-    per stage, not per system: small frames feel a call per system); ``after_custom`` after each."""
+    per stage, not per system: small frames feel a call per system); ``after_custom`` after each;
+    each one's time added to ``timings`` when it is a dict (``Schedule.timings``)."""
     for system in systems:
-        system.process(step)
+        if timings is None:
+            system.process(step)
+        else:
+            started = time.perf_counter()
+            system.process(step)
+            _add_time(timings, system.name, started)
         if after_custom is not None:
             after_custom(system)
         if finite.ENABLED:
             finite.check_finite(system.name, step.frame)
+
+
+def _add_time(timings: dict[str, float], name: str, started: float) -> None:
+    """Add the seconds since ``started`` (``time.perf_counter``) to ``timings[name]``."""
+    timings[name] = timings.get(name, 0.0) + time.perf_counter() - started

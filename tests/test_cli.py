@@ -148,3 +148,25 @@ def test_on_a_first_start_run_still_refuses_a_level_the_kernel_checks_refuse(
     error = capsys.readouterr().err
     assert "crowded.toml: boxes.9: expected at most 2000 overlapping box pairs at the start" in error
     assert "Traceback" not in error
+
+
+def test_run_profile_prints_each_systems_share_after_the_summary() -> None:
+    result = run_game("run", str(DEFAULT_LEVEL), "--frames", "10", "--profile")
+    assert result.returncode == 0, result.stderr
+    summary, header, *rows = result.stdout.strip().splitlines()
+    assert "10 frames" in summary and header.startswith("profile: median ms a frame over 10 frames")
+    names = [row.split()[0] for row in rows]
+    assert names[:2] == ["grab", "cut"] and "distances+bounds" in names  # the order they ran in
+    assert rows[-1].split()[:3] == ["(between", "and", "around)"]
+
+
+def test_profile_table_takes_medians_and_what_the_systems_left_of_each_step() -> None:
+    from weft.game.cli import profile_table
+
+    table = profile_table([{"a": 0.001, "b": 0.002}, {"a": 0.003}], [4.0, 5.0])
+    header, a, b, rest = table.splitlines()
+    assert header == "profile: median ms a frame over 2 frames; the step 4.500 ms"
+    # a: 1 and 3 ms; b: 2 and 0 (absent) ms; the rest: 4 - 3 and 5 - 3 ms
+    assert a.split() == ["a", "2.000", "44.4%"]
+    assert b.split() == ["b", "1.000", "22.2%"]
+    assert rest.split()[-2:] == ["1.500", "33.3%"]

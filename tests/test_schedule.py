@@ -257,3 +257,25 @@ def test_a_hanging_sheet_relaxes_and_meets_the_walls_and_nothing_else_each_itera
     with sim.physics.entered():
         busy = [s.name for s in sim.schedule.systems(Stage.ITERATION) if not s.idle(Step())]
     assert busy == ["distances", "bounds"]
+
+
+def test_timings_name_every_system_that_ran_and_change_no_result() -> None:
+    timed, plain = sheet(), sheet()
+    timed.schedule.timings = {}
+    timed.step(5)
+    plain.step(5)
+    timings = timed.schedule.timings
+    # the threads and the walls run fused (one call a substep): they count under both names
+    assert "distances+bounds" in timings and "distances" not in timings
+    assert {"integrate", "pins", "contain", "tear", "metrics"} <= set(timings)
+    assert all(seconds >= 0.0 for seconds in timings.values())
+    assert plain.schedule.timings is None  # off unless asked for
+    assert (timed.stores.particles.pos == plain.stores.particles.pos).all()
+
+
+def test_timings_of_iterations_run_one_by_one_count_under_each_system() -> None:
+    sim = sheet()
+    sim.schedule.add(recorder("extra", Stage.ITERATION))  # a custom system: nothing fuses
+    sim.schedule.timings = {}
+    sim.step()
+    assert {"distances", "bounds", "extra"} <= set(sim.schedule.timings)
