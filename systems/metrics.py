@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections import deque
 
 import esper
 import numpy as np
 
 from weft.components import BallSet, BoxSet, Sheet, Skinned, SoftBody, Stores
 from weft.systems import world
-from weft.systems.kernels.measure import deepest_overlap, farthest_box_move, farthest_particle_move
+from weft.systems.kernels.measure import (
+    deepest_gap,
+    deepest_overlap,
+    farthest_box_move,
+    farthest_particle_move,
+)
 from weft.systems.schedule import Step, System
 
 SETTLE_DISTANCE = 0.01
@@ -65,12 +71,17 @@ def state_hash(stores: Stores) -> str:
     return digest.hexdigest()
 
 
+NO_BONES = np.zeros((0, 2, 3))
+NO_BONES.flags.writeable = False
+"""``bone_frames`` of a world without skeletons (most): one shared empty array, not a new one a frame."""
+
+
 def bone_frames() -> np.ndarray:
-    """Every skeleton's bone frames, ``(bones, 2, 3)`` in entity order (empty without skeletons): a new
-    array, not a view of the poses."""
+    """Every skeleton's bone frames, ``(bones, 2, 3)`` in entity order (``NO_BONES`` without
+    skeletons): a new array, not a view of the poses."""
     skeletons = world.by_entity(Skinned)
     if not skeletons:
-        return np.zeros((0, 2, 3))
+        return NO_BONES
     return np.concatenate([skinned.skeleton.pose for _, skinned in skeletons])
 
 
@@ -97,9 +108,7 @@ def box_poses(stores: Stores) -> np.ndarray:
 def deepest_box_overlap(stores: Stores) -> float:
     """The deepest overlap of any box contact at the end of the last step, px (0 when none)."""
     contacts = stores.contacts
-    if contacts.count == 0:
-        return 0.0
-    return max(0.0, -float(contacts.gap[: contacts.count].min()))
+    return deepest_gap(contacts.gap[: contacts.count])
 
 
 class MetricsSystem(System):
@@ -113,19 +122,29 @@ class MetricsSystem(System):
     def __init__(self) -> None:
         self._last = np.zeros((0, 2))
         self._last_boxes = np.zeros((0, 3))
-        self._last_bones = np.zeros((0, 2, 3))
-        self.moves: list[float] = []
-        """Largest per-particle displacement of each frame, px."""
-        self.overlaps: list[float] = []
-        """Deepest overlap between two particles at the end of each frame, px."""
+        self._last_bones = NO_BONES
+        # what the two questions need of the past, in constant memory (a game runs for hours)
+        self._frames = 0
+        """Frames recorded since ``begin``."""
+        self._last_moving = -1
+        """The last of them (counted from 0) in which something moved more than ``SETTLE_DISTANCE``
+        (-1: none did)."""
+        self._overlaps: deque[float] = deque(maxlen=PENETRATION_WINDOW)
+        """The deepest overlap at the end of each of the last ``PENETRATION_WINDOW`` frames, px."""
 
     def begin(self, stores: Stores) -> None:
         """Snapshot the positions the first frame will be compared with."""
         self._last = stores.particles.pos[: stores.particles.count].copy()
         self._last_boxes = box_poses(stores)
         self._last_bones = bone_frames()
-        self.moves.clear()
-        self.overlaps.clear()
+        self._frames, self._last_moving = 0, -1
+        self._overlaps.clear()
+
+    def record_move(self, move: float) -> None:
+        """Count one more frame, in which the farthest anything moved was ``move`` px."""
+        if move > SETTLE_DISTANCE:
+            self._last_moving = self._frames
+        self._frames += 1
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -143,7 +162,7 @@ class MetricsSystem(System):
                     stores.broadphase.pair_j[:pairs],
                 ),
             )
-        self.overlaps.append(overlap)
+        self._overlaps.append(overlap)
         if len(pos) != len(self._last):
             move = math.inf  # particles appeared or vanished: the world is not settled
             self._last = pos.copy()
@@ -159,11 +178,11 @@ class MetricsSystem(System):
             if bones.shape == self._last_bones.shape:
                 move = max(move, float(np.abs(bones - self._last_bones).max()))
             self._last_bones = bones
-        self.moves.append(move)
+        self.record_move(move)
 
     def max_penetration(self) -> float:
         """The deepest overlap of the last second, px."""
-        return max(self.overlaps[-PENETRATION_WINDOW:], default=0.0)
+        return max(self._overlaps, default=0.0)
 
     def settled_frame(self) -> int | None:
         """First frame after which nothing moved more than ``SETTLE_DISTANCE`` a frame, for at least
@@ -173,9 +192,8 @@ class MetricsSystem(System):
         the last frame but one was reported whenever the last frame alone was still (a ball at the top
         of a bounce, a run ended at that moment): a frame with nothing after it says nothing.
         """
-        moving = [k for k, move in enumerate(self.moves) if move > SETTLE_DISTANCE]
-        settled = moving[-1] + 1 if moving else 0  # moves[k] is frame k + 1
-        return settled if len(self.moves) - settled >= SETTLE_FRAMES else None
+        settled = self._last_moving + 1  # the record counted k is frame k + 1
+        return settled if self._frames - settled >= SETTLE_FRAMES else None
 
 
 BODY_TYPES = (Sheet, BallSet, SoftBody, BoxSet, Skinned)

@@ -19,7 +19,8 @@ positions = [[640, 60]]
 
 def metrics_with(moves: list[float]) -> MetricsSystem:
     metrics = MetricsSystem()
-    metrics.moves = moves
+    for move in moves:
+        metrics.record_move(move)
     return metrics
 
 

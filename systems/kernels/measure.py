@@ -32,6 +32,17 @@ def deepest_overlap(
 
 
 @numba.njit(cache=True)
+def deepest_gap(gap: npt.NDArray[np.float64]) -> float:
+    """The deepest overlap among contact gaps ``gap`` (negative: overlapping), px; 0 when none
+    overlaps (numpy's ``min`` and its checks took 2 µs a frame of a five-box stack)."""
+    deepest = 0.0
+    for k in range(gap.shape[0]):
+        if -gap[k] > deepest:
+            deepest = -gap[k]
+    return deepest
+
+
+@numba.njit(cache=True)
 def longest_move(pos: npt.NDArray[np.float64], last: npt.NDArray[np.float64]) -> float:
     """The largest distance between matching rows of ``pos`` and ``last`` ``(n, 2)``, px.
 
