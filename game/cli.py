@@ -13,7 +13,7 @@ import os
 import signal
 import statistics
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -356,7 +356,7 @@ def _summary(name: str, metrics: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def profile_table(frames: list[dict[str, float]], step_ms: list[float]) -> str:
+def profile_table(frames: list[dict[str, float]], step_ms: Sequence[float]) -> str:
     """``weft run --profile``: each system's median ms a frame (``frames``: each frame's
     ``Schedule.timings``; ``step_ms``: each frame's step) in the order they first ran, with its share
     of the median step; the rest is the schedule's own work and the step's around it (the thread
