@@ -235,14 +235,16 @@ def _run(args: argparse.Namespace) -> int:
 
         strip = Filmstrip(pictures.size, args.frames // args.every)
     progress = Progress(args.frames, label=Path(args.level).name)  # draws only on a terminal (stderr)
-    profile: list[dict[str, float]] | None = [] if args.profile else None  # each frame's timings
+    profile: list[tuple[dict[str, float], float]] | None = [] if args.profile else None
     with progress, _stop_signals() as stop:
         for k in progress.track(args.frames):
             if profile is not None:
-                sim.schedule.timings = {}
+                sim.schedule.timings, frame = {}, sim.frame
             session.advance()
-            if profile is not None:
-                profile.append(sim.schedule.timings)
+            timings = sim.schedule.timings
+            # a frame stepped on the schedule timed (not paused by the script, nor rebuilt by it)
+            if profile is not None and timings is not None and sim.frame == frame + 1:
+                profile.append((timings, sim.step_ms[-1]))
             first_start.first_frame_done()
             # a script's value clamped or refused, a custom system's setting brought back into range
             for note in session.event_notes + session.settings_notes:
@@ -262,7 +264,7 @@ def _run(args: argparse.Namespace) -> int:
         return 128 + stopped.value
     print(_summary(Path(args.level).name, sim.metrics()))
     if profile:
-        print(profile_table(profile, sim.step_ms[-len(profile) :]))
+        print(profile_table(profile))
     return OUTPUT_ERROR if failed else 0
 
 
@@ -356,16 +358,18 @@ def _summary(name: str, metrics: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def profile_table(frames: list[dict[str, float]], step_ms: Sequence[float]) -> str:
-    """``weft run --profile``: each system's median ms a frame (``frames``: each frame's
-    ``Schedule.timings``; ``step_ms``: each frame's step) in the order they first ran, with its share
-    of the median step; the rest is the schedule's own work and the step's around it (the thread
-    choice, the world's entry). Medians: a first frame that loads kernels takes 100 times a usual one."""
-    names = list(dict.fromkeys(name for timings in frames for name in timings))
-    rows = [(name, statistics.median(timings.get(name, 0.0) * 1e3 for timings in frames)) for name in names]
-    rest = [ms - sum(timings.values()) * 1e3 for timings, ms in zip(frames, step_ms, strict=True)]
+def profile_table(frames: Sequence[tuple[dict[str, float], float]]) -> str:
+    """``weft run --profile``: each system's median ms a frame over ``frames`` (each frame's
+    ``Schedule.timings`` and its step's ms), in the order they first ran, with its share of the median
+    step; the rest is the schedule's own work and the step's around it (the thread choice, the
+    world's entry). Medians: a first frame that loads kernels takes 100 times a usual one."""
+    names = list(dict.fromkeys(name for timings, _ in frames for name in timings))
+    rows = [
+        (name, statistics.median(timings.get(name, 0.0) * 1e3 for timings, _ in frames)) for name in names
+    ]
+    rest = [ms - sum(timings.values()) * 1e3 for timings, ms in frames]
     rows.append(("(between and around)", statistics.median(rest)))
-    step = statistics.median(step_ms)
+    step = statistics.median(ms for _, ms in frames)
     width = max(len(name) for name, _ in rows)
     lines = [f"profile: median ms a frame over {len(frames)} frames; the step {step:.3f} ms"]
     for name, ms in rows:

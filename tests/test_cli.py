@@ -163,10 +163,21 @@ def test_run_profile_prints_each_systems_share_after_the_summary() -> None:
 def test_profile_table_takes_medians_and_what_the_systems_left_of_each_step() -> None:
     from weft.game.cli import profile_table
 
-    table = profile_table([{"a": 0.001, "b": 0.002}, {"a": 0.003}], [4.0, 5.0])
+    table = profile_table([({"a": 0.001, "b": 0.002}, 4.0), ({"a": 0.003}, 5.0)])
     header, a, b, rest = table.splitlines()
     assert header == "profile: median ms a frame over 2 frames; the step 4.500 ms"
     # a: 1 and 3 ms; b: 2 and 0 (absent) ms; the rest: 4 - 3 and 5 - 3 ms
     assert a.split() == ["a", "2.000", "44.4%"]
     assert b.split() == ["b", "1.000", "22.2%"]
     assert rest.split()[-2:] == ["1.500", "33.3%"]
+
+
+def test_run_profile_counts_only_the_frames_a_script_let_step(tmp_path: Path) -> None:
+    script = tmp_path / "pause.json"
+    # paused from frame 3 to 6, and the world rebuilt (R) at 8: those are not frames of one schedule
+    events = [(3, "SPACE"), (6, "SPACE"), (8, "R")]
+    script.write_text(json.dumps([{"frame": f, "type": "key_press", "key": key} for f, key in events]))
+    result = run_game("run", str(DEFAULT_LEVEL), "--frames", "12", "--input", str(script), "--profile")
+    assert result.returncode == 0, result.stderr
+    # stepped: frames 0-2, 6-7, and 9-11 after the rebuild (frame 8 rebuilt, then stepped the new world)
+    assert result.stdout.splitlines()[1].startswith("profile: median ms a frame over 8 frames")
