@@ -10,8 +10,11 @@ pairs in the same order, and the pinned particles as static bodies. Both run
 
 Beside the frame taken in turns with pymunk's, the bench prints ours stepped
 alone (``alone_ms``, and pymunk's frame over it, ``alone_ratio``): with no
-pymunk frame between two of ours, our data stay in the caches, 30 to 40 µs
-of the 0.36 ms. Beside that, it prints the pass's cost per thread-projection on
+pymunk frame between two of ours, our data and the interpreter's stay in the
+caches. ``relax_ms`` and ``rest_ms`` split our frame taken in turns
+(``Schedule.timings``, over as many frames again): the iterations' one kernel
+call, and the rest of the frame (the other systems, the schedule, the step around them).
+Beside that, it prints the pass's cost per thread-projection on
 one core and the limit this machine sets it (``bench/projection.py``), and
 ``cores``, the thread count the step had chosen by the last frame.
 
@@ -25,6 +28,9 @@ as our particles do not spin.
 from __future__ import annotations
 
 import math
+import statistics
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +48,8 @@ ROWS = 50
 SPACING = 12.0
 """px: 12 px and above gets one substep (the automatic rule), so both engines take one step a frame."""
 ITERATIONS = 20
+FUSED = "distances+bounds"
+"""How ``Schedule.timings`` names the iterations run as one kernel call (the threads and the walls)."""
 GRAVITY = -980.0
 DAMPING = 0.99
 """Velocity kept per 1/60 s frame (pymunk's ``Space.damping`` is per second: 0.99 ** 60)."""
@@ -134,9 +142,34 @@ def run(frames: int) -> SceneResult:
         (alone,) = time_taking_turns((sim.step,), frames, 0)
         params["alone_ms"] = round(alone.median, 3)
         params["alone_ratio"] = round(theirs.median / alone.median, 2)
+        params.update(frame_split(sim, lambda: space.step(FRAME_DT), frames))
         params["cores"] = sim.physics.threads.current  # the frames ended on (ThreadChoice)
         params.update(projection_figures(sim))
         draw_ms = measure_drawing(sim, frames)
     finally:
         sim.close()
     return SceneResult("cloth", params, ours.median, theirs.median, draw_ms, None, ours.p95, theirs.p95)
+
+
+def frame_split(sim: Simulation, theirs: Callable[[], None], frames: int) -> dict[str, float]:
+    """``relax_ms``: the median ms of the iterations' one kernel call (``distances+bounds`` in
+    ``Schedule.timings``) in ``frames`` of ours taken in turns with ``theirs``; ``rest_ms``: the median of
+    the rest of each of those frames, timed as the bench times ours (the other systems, the schedule,
+    the step around it; 0.0 both when no frame ran the iterations fused)."""
+    relax, rest = [], []
+    try:
+        for _ in range(frames):
+            sim.schedule.timings = {}
+            started = time.perf_counter()
+            sim.step()
+            whole = (time.perf_counter() - started) * 1e3
+            fused = sim.schedule.timings.get(FUSED, 0.0) * 1e3
+            if fused:
+                relax.append(fused)
+                rest.append(whole - fused)
+            theirs()
+    finally:
+        sim.schedule.timings = None
+    if not relax:
+        return {"relax_ms": 0.0, "rest_ms": 0.0}
+    return {"relax_ms": round(statistics.median(relax), 3), "rest_ms": round(statistics.median(rest), 3)}
