@@ -39,7 +39,7 @@ from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.grid import PARALLEL_PARTICLES
-from weft.systems.kernels.jit import THREADED_FROM
+from weft.systems.kernels.jit import THREADED_FROM, thread_count
 
 KEPT_FRAMES = 15
 """Frames of the count in use whose median a trial is compared with."""
@@ -220,7 +220,7 @@ class ThreadChoice:
 def numba_threads(count: int) -> Iterator[None]:
     """numba's kernels called from this thread run on ``count`` threads within the block; the
     count the host had is put back after (it is numba's setting for the calling thread)."""
-    previous = numba.get_num_threads()
+    previous = thread_count()
     if previous == count:
         yield
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -30,7 +29,7 @@ from weft.systems.kernels.box_mouse import (
 )
 from weft.systems.kernels.box_sleep import fall_asleep, wake_island
 from weft.systems.kernels.box_step import ASLEEP, GROW, RELIST, step_boxes
-from weft.systems.kernels.jit import THREADED_FROM, for_boxes
+from weft.systems.kernels.jit import THREADED_FROM, for_boxes, thread_count
 from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
@@ -152,7 +151,7 @@ class BoxStepSystem(System):
         compile_step_apart(step_kernel)  # a first start: the solver compiles in a second process
         # the threads this frame runs on (Physics.step sets them; a small scene's twin runs on one
         # and never asks numba, which would start its thread pool)
-        threads = numba.get_num_threads() if n >= THREADED_FROM else 1
+        threads = thread_count() if n >= THREADED_FROM else 1
         solver = (*self._solver, threads)
         while True:
             self._fit(stores)

@@ -7,6 +7,7 @@ import itertools
 import os
 import subprocess
 import sys
+import threading
 
 import numba
 import pytest
@@ -20,6 +21,7 @@ from weft.game.threads import (
     ThreadChoice,
     numba_threads,
 )
+from weft.systems.kernels.jit import thread_count
 
 
 class Others(OtherLoad):
@@ -193,3 +195,17 @@ def test_numba_workers_stop_spinning_soon_after_a_frame() -> None:
         [sys.executable, "-c", IDLE_AFTER_FRAMES], env=environment, capture_output=True, text=True, check=True
     )
     assert float(done.stdout) < 1.0
+
+
+def test_thread_count_is_numbas_own_for_the_calling_thread() -> None:
+    most = numba.config.NUMBA_NUM_THREADS
+    assert thread_count() == numba.get_num_threads()
+    with numba_threads(1):
+        assert thread_count() == numba.get_num_threads() == 1
+        # numba's count belongs to each thread: another one still has its own
+        seen: list[int] = []
+        other = threading.Thread(target=lambda: seen.append(thread_count()))
+        other.start()
+        other.join()
+        assert seen == [most]
+    assert thread_count() == numba.get_num_threads()

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
+import numba.np.ufunc.parallel
 
 ONLY_PRANGE = {
     "comprehension": False,
@@ -43,6 +44,19 @@ INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """numba options for a kernel only other kernels call: none of the wrappers that let Python call it
 (and C) are made, a fifth of what compiling such a kernel takes (the contact solver's 5 s -> 3.9 s
 of a first start)."""
+
+
+def thread_count() -> int:
+    """numba's thread count for the calling thread, as ``numba.get_num_threads()`` gives it.
+
+    That function takes numba's initialisation lock (a multiprocessing lock, where processes fork)
+    on every call: 11-13 µs of the 80 × 50 cloth's frame taken in turns with pymunk's, which asks it
+    once a frame. Once numba has started its threading layer, the layer's own C function answers
+    without it; before that, or in a numba without it, the public function does.
+    """
+    native = getattr(numba.np.ufunc.parallel, "_get_num_threads", None)
+    return numba.get_num_threads() if native is None else int(native())
+
 
 THREADED_FROM = 300
 """Boxes from which a scene runs the box kernels built for threads (fewer: their one-thread twins).
