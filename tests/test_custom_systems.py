@@ -342,3 +342,20 @@ def test_a_level_can_place_its_system_itself(plugins: None, tmp_path: Path) -> N
         placed('before = ["integrat"]')
     with pytest.raises(LevelError, match=r"system\.0: system 'gravity_wells' cannot run after \['sweep'\]"):
         placed('after = ["sweep"]\nbefore = ["shake"]')
+
+
+def test_the_tutorials_command_line_runs_as_written(tmp_path: Path) -> None:
+    docs = (ROOT / "docs" / "extending.md").read_text()
+    (command,) = [
+        block.split("```", 1)[0]
+        for block in docs.split("```console\n")[1:]
+        if "--allow-import" in block.split("```", 1)[0]
+    ]
+    words = command.replace("\\\n", " ").split()
+    assert words[:3] == ["$", "weft", "run"]
+    args = words[2:]  # from "run" on
+    args[args.index("--frames") + 1] = "2"
+    args[args.index("--screenshot") + 1] = str(tmp_path / "wells.png")
+    done = run_game(*args)  # from the project's folder, as the tutorial's paths are
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "wells.png").stat().st_size > 0
