@@ -238,12 +238,13 @@ def _run(args: argparse.Namespace) -> int:
     profile: list[tuple[dict[str, float], float]] | None = [] if args.profile else None
     with progress, _stop_signals() as stop:
         for k in progress.track(args.frames):
+            before = sim.frame
             if profile is not None:
-                sim.schedule.timings, frame = {}, sim.frame
+                sim.schedule.timings = {}
             session.advance()
             timings = sim.schedule.timings
             # a frame stepped on the schedule timed (not paused by the script, nor rebuilt by it)
-            if profile is not None and timings is not None and sim.frame == frame + 1:
+            if profile is not None and timings is not None and sim.frame == before + 1:
                 profile.append((timings, sim.step_ms[-1]))
             first_start.first_frame_done()
             # a script's value clamped or refused, a custom system's setting brought back into range
