@@ -39,7 +39,7 @@ from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.grid import PARALLEL_PARTICLES
-from weft.systems.kernels.jit import THREADED_FROM, thread_count
+from weft.systems.kernels.jit import THREADED_FROM, set_thread_count, thread_count
 
 KEPT_FRAMES = 15
 """Frames of the count in use whose median a trial is compared with."""
@@ -224,8 +224,8 @@ def numba_threads(count: int) -> Iterator[None]:
     if previous == count:
         yield
         return
-    numba.set_num_threads(count)
+    set_thread_count(count)
     try:
         yield
     finally:
-        numba.set_num_threads(previous)
+        set_thread_count(previous)

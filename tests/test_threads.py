@@ -21,7 +21,7 @@ from weft.game.threads import (
     ThreadChoice,
     numba_threads,
 )
-from weft.systems.kernels.jit import thread_count
+from weft.systems.kernels.jit import set_thread_count, thread_count
 
 
 class Others(OtherLoad):
@@ -209,3 +209,18 @@ def test_thread_count_is_numbas_own_for_the_calling_thread() -> None:
         other.join()
         assert seen == [most]
     assert thread_count() == numba.get_num_threads()
+
+
+def test_set_thread_count_is_numbas_own_setting_and_refuses_counts_numba_has_not() -> None:
+    most = numba.config.NUMBA_NUM_THREADS
+    before = numba.get_num_threads()
+    try:
+        for count in (1, most):
+            set_thread_count(count)
+            assert numba.get_num_threads() == count
+    finally:
+        numba.set_num_threads(before)
+    for wrong in (0, most + 1):
+        with pytest.raises(ValueError, match=f"between 1 and {most}, got {wrong}"):
+            set_thread_count(wrong)
+    assert numba.get_num_threads() == before

@@ -58,6 +58,20 @@ def thread_count() -> int:
     return numba.get_num_threads() if native is None else int(native())
 
 
+def set_thread_count(count: int) -> None:
+    """Set numba's thread count for the calling thread, as ``numba.set_num_threads(count)`` does,
+    without its lock once numba's threading layer has started (``thread_count``: a frame run on
+    fewer threads than numba's default sets the count twice, 20 µs of the 80 × 50 cloth's frame on
+    one thread taken in turns with pymunk's). Raises ``ValueError`` outside 1 to ``NUMBA_NUM_THREADS``."""
+    if not 1 <= count <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"thread count must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {count}")
+    native = getattr(numba.np.ufunc.parallel, "_set_num_threads", None)
+    if native is None:
+        numba.set_num_threads(count)
+    else:
+        native(count)
+
+
 THREADED_FROM = 300
 """Boxes from which a scene runs the box kernels built for threads (fewer: their one-thread twins).
 Below it no kernel splits its work: that starts at ``PARALLEL_BOXES`` (1000) boxes,
