@@ -25,6 +25,8 @@ from weft.game.session import Session
 from weft.game.tools import MAX_TILT_DEG, tilted
 
 PANEL_WIDTH = 250
+PANEL_MARGIN = 10
+"""Window px between the panel and the window's top and right edges, and between it and the world."""
 BACKGROUND = (18, 21, 30, 215)
 TEXT = (225, 228, 235, 255)
 MUTED = (150, 158, 175, 255)

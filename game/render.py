@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 class WorldRenderer:
     """Draws a session as the window shows it: cleared to the level's background, the world's
-    bounds fitted to the framebuffer, the bodies (a ``weft.draw.Renderer``, as a game of your own
-    would draw them), then the tools' overlays.
+    bounds fitted to the framebuffer (or to its part left of the panel), the bodies (a
+    ``weft.draw.Renderer``, as a game of your own would draw them), then the tools' overlays.
 
     The fitted rectangle is ``view_bounds``: the bounds and a floor below
     them, or in levels with circles the walls' frame and the shake tool's
@@ -48,8 +48,9 @@ class WorldRenderer:
         self.strokes = StrokeBatch(ctx)
         self.camera = arcade.Camera2D(window=ctx.window)
 
-    def draw(self, session: Session) -> None:
-        """Clear to the level's background and draw the world and the tool overlays."""
+    def draw(self, session: Session, beside: int = 0) -> None:
+        """Clear to the level's background and draw the world and the tool overlays, fitted to the
+        framebuffer less a column of ``beside`` px on its right (where the window's panel sits)."""
         sim = session.sim
         if self.bodies is None:
             self.bodies = Renderer(sim.physics, self.ctx)
@@ -58,7 +59,8 @@ class WorldRenderer:
         target = self.ctx.active_framebuffer
         model = sim.level.model
         target.clear(color=rgba(model.world.background))
-        self._fit(view_bounds(session), target.size)
+        width, height = target.size
+        self._fit(view_bounds(session), (max(1, width - beside), height))
         bodies.options.color_by = model.view.color_by
         bodies.options.palette = tuple(rgba(color) for color in model.view.palette)
         with self.camera.activate():
@@ -74,12 +76,12 @@ class WorldRenderer:
         """Framebuffer px ``(n, 2)`` (y up) of world points ``(n, 2)``, as the last ``draw`` fitted them."""
         camera = self.camera
         points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-        _left, _bottom, width, height = camera.viewport.lbwh
+        left, bottom, width, height = camera.viewport.lbwh
         center = np.array(camera.position, dtype=np.float64)
-        return (points - center) * camera.zoom + np.array([width / 2, height / 2])
+        return (points - center) * camera.zoom + np.array([left + width / 2, bottom + height / 2])
 
     def _fit(self, bounds: tuple[float, float, float, float], size: tuple[int, int]) -> None:
-        """Centre the bounds in the framebuffer at the largest scale that shows them whole."""
+        """Centre the bounds in the framebuffer's lower left ``size`` at the largest scale that shows them."""
         left, bottom, right, top = bounds
         width, height = size
         camera = self.camera

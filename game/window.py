@@ -26,7 +26,7 @@ from weft.game.hud import BACKGROUND, WARNING, Hud
 from weft.game.level import LevelError, load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.offscreen import WINDOW_SIZE
-from weft.game.panel import Panel
+from weft.game.panel import PANEL_MARGIN, PANEL_WIDTH, Panel
 from weft.game.picker import PickerView
 from weft.game.reload import LevelWatcher
 from weft.game.render import WorldRenderer
@@ -111,7 +111,9 @@ class PlayView(arcade.View):
     def _mount_panel(self) -> None:
         self.ui.clear()
         anchor = self.ui.add(UIAnchorLayout())
-        anchor.add(self.panel.widget, anchor_x="right", anchor_y="top", align_x=-10, align_y=-10)
+        anchor.add(
+            self.panel.widget, anchor_x="right", anchor_y="top", align_x=-PANEL_MARGIN, align_y=-PANEL_MARGIN
+        )
 
     def on_show_view(self) -> None:
         self.ui.enable()
@@ -192,10 +194,12 @@ class PlayView(arcade.View):
         self.hud.count_frame(now - self._last_draw)
         self._last_draw = now
         self.clear()
-        self.renderer.draw(self.session)
-        if self._screenshot_asked:
+        if self._screenshot_asked:  # the whole world, as drawn without the panel beside it
             self._screenshot_asked = False
+            self.renderer.draw(self.session)
             self._save_screenshot()
+        # with the panel shown, the world is fitted beside it: nothing of the level lies under it
+        self.renderer.draw(self.session, beside=self._panel_column() if self.session.show_panel else 0)
         self.hud.draw(self.session)
         if self.watcher.problems:
             name = self.watcher.source.name
@@ -204,6 +208,10 @@ class PlayView(arcade.View):
         if self.session.show_panel:  # the UI is composited full-window even when empty
             self.panel.sync()
             self.ui.draw()
+
+    def _panel_column(self) -> int:
+        """Framebuffer px the panel takes on the window's right, its margins included."""
+        return round((PANEL_WIDTH + 2 * PANEL_MARGIN) * self.window.get_pixel_ratio())
 
     def _save_screenshot(self) -> None:
         """Read the world as just drawn (before the HUD and panel) and save it next to the level."""

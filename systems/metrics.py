@@ -108,6 +108,8 @@ def box_poses(stores: Stores) -> np.ndarray:
 def deepest_box_overlap(stores: Stores) -> float:
     """The deepest overlap of any box contact at the end of the last step, px (0 when none)."""
     contacts = stores.contacts
+    if contacts.count == 0:  # a world without box contacts (cloth, circles) calls no kernel
+        return 0.0
     return deepest_gap(contacts.gap[: contacts.count])
 
 

@@ -14,6 +14,8 @@ import arcade  # noqa: E402
 
 from weft.game.clock import MAX_CATCH_UP_FRAMES  # noqa: E402
 from weft.game.offscreen import shared_window  # noqa: E402
+from weft.game.panel import PANEL_MARGIN, PANEL_WIDTH  # noqa: E402
+from weft.game.render import view_bounds  # noqa: E402
 from weft.game.session import Session  # noqa: E402
 from weft.game.simulation import Simulation  # noqa: E402
 from weft.game.window import KEY_NAMES, PlayView, pressed_buttons  # noqa: E402
@@ -48,10 +50,11 @@ def test_mouse_input_is_applied_at_the_next_physics_frame_and_recorded(view: Pla
     view.on_update(1 / 60)
     assert view.session.log[0]["type"] == "mouse_press"
     assert view.session.log[0]["frame"] == 0
-    # 40 window px in a frame: slower than a grab leads a point (Grab.speed, 50 px a frame)
-    view.on_mouse_drag(x + 24, y - 32, 24, -32, arcade.MOUSE_BUTTON_LEFT, 0)
+    # 30 window px in a frame, 38 world px beside the panel: slower than a grab leads a point
+    # (Grab.speed, 50 px a frame)
+    view.on_mouse_drag(x + 18, y - 24, 18, -24, arcade.MOUSE_BUTTON_LEFT, 0)
     view.on_update(1 / 60)
-    target = view.renderer.to_world(x + 24, y - 32)
+    target = view.renderer.to_world(x + 18, y - 24)
     np.testing.assert_allclose(view.session.sim.positions("sheet")[-1], target)
     # the move is recorded in world px, as the position is (the view is scaled to fit the floor in)
     drag = view.session.log[1]
@@ -99,6 +102,25 @@ def test_the_window_draws_the_sheet_the_hud_and_the_panel(view: PlayView) -> Non
     assert not_background[40:660, 200:1080].mean() > 0.5  # the sheet (and the help box over it)
     assert not_background[5:25, 10:200].any()  # HUD text, top left
     assert not_background[20:200, 1030:1270].mean() > 0.3  # the panel, top right
+
+
+def test_with_the_panel_shown_the_world_is_fitted_beside_it_and_whole_without_it(view: PlayView) -> None:
+    # the junkyard's shelf lay under the panel: nothing of the level may be drawn where it sits
+    width, height = view.window.get_framebuffer_size()
+    panel_left = width - (PANEL_WIDTH + PANEL_MARGIN) * view.window.get_pixel_ratio()
+    corners = np.array(view_bounds(view.session)).reshape(2, 2)
+    for shown in (True, False):
+        view.session.show_panel = shown
+        view.on_draw()
+        (left, bottom), (right, top) = view.renderer.to_window(corners)
+        assert left >= -0.5 and bottom >= -0.5 and top <= height + 0.5
+        if shown:
+            assert right <= panel_left - PANEL_MARGIN + 0.5
+        else:
+            assert right > panel_left  # the whole framebuffer again: the panel's column is the world's
+        # a window px over the world maps back to the world px drawn there
+        x, y = view.renderer.to_window([[corners.mean(axis=0)[0], corners.mean(axis=0)[1]]])[0]
+        assert view.renderer.to_world(x, y) == pytest.approx(tuple(corners.mean(axis=0)))
 
 
 @pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
