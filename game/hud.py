@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 
 import arcade
@@ -16,7 +17,12 @@ BACKGROUND = (22, 25, 34)
 SHADE = (10, 12, 18, 200)
 
 HELP_WIDTH = 760
-"""px: wide enough for the longest tool summary on one line."""
+"""px: the help box; a key's or tool's line longer than its text width wraps under its description."""
+HELP_TEXT = HELP_WIDTH - 40
+"""px: the help's text width inside the box."""
+HELP_FONT = ("Courier New", "DejaVu Sans Mono", "monospace")
+HELP_KEY_COLUMN = 8
+"""Characters of the help's key column (``SPACE``, ``ESCAPE``...)."""
 
 FPS_SMOOTHING = 0.1
 """Weight of the newest frame in the FPS and physics-time averages shown."""
@@ -48,7 +54,9 @@ class Hud:
         self.status = arcade.Text("", 12, height - 60, MUTED, 11)
         self.problem = arcade.Text("", 12, 34, WARNING, 11, width=width - 24, multiline=True)
         self.hint = arcade.Text(HINT, 12, 12, MUTED, 10)
-        self.help = arcade.Text("", 0, 0, TEXT, 12, multiline=True, width=HELP_WIDTH - 40)
+        self.help = arcade.Text("", 0, 0, TEXT, 12, font_name=HELP_FONT, width=HELP_TEXT, multiline=True)
+        self._help_columns = 0
+        """Characters of the help's font in its text width (measured when first drawn)."""
         self.problems = arcade.Text("", 24, 0, WARNING, 11, multiline=True, width=width - 48)
         self.notice = ""
         self._notice_until = 0.0
@@ -107,12 +115,28 @@ class Hud:
         arcade.draw_lrbt_rectangle_filled(12, self.width - 12, 32, 56 + height, SHADE)
         self.problems.draw()
 
-    def _draw_help(self, session: Session) -> None:
-        lines = ["Keys"] + [f"  {key:<8} {what}" for key, what in KEYS.items()]
+    def help_lines(self, session: Session) -> list[str]:
+        """The help's lines: each key and tool with what it does, a description too long for the box
+        wrapped under itself (the font found decides how many characters fit: DejaVu Sans Mono,
+        where Courier New is missing, is wider)."""
+        if not self._help_columns:
+            probe = "0" * 40
+            advance = arcade.Text(probe, 0, 0, TEXT, 12, font_name=HELP_FONT).content_width / len(probe)
+            self._help_columns = max(40, int(HELP_TEXT / advance) - 1)
+
+        def entry(key: str, what: str) -> list[str]:
+            first = f"  {key:<{HELP_KEY_COLUMN}} "
+            hanging = " " * len(first)
+            return textwrap.wrap(what, self._help_columns, initial_indent=first, subsequent_indent=hanging)
+
+        lines = ["Keys"] + [line for key, what in KEYS.items() for line in entry(key, what)]
         lines += ["", "Tools (left button; the right button always cuts)"]
-        lines += [f"  {tool.hotkey:<8} {tool.name}: {tool.summary}" for tool in session.tools.values()]
-        self.help.text = "\n".join(lines)
-        self.help.font_name = ("Courier New", "DejaVu Sans Mono", "monospace")
+        for tool in session.tools.values():
+            lines += entry(tool.hotkey, f"{tool.name}: {tool.summary}")
+        return lines
+
+    def _draw_help(self, session: Session) -> None:
+        self.help.text = "\n".join(self.help_lines(session))
         left = (self.width - HELP_WIDTH) / 2
         top = self.height / 2 + self.help.content_height / 2 + 20
         arcade.draw_lrbt_rectangle_filled(

@@ -13,6 +13,7 @@ import_gui_headless()
 import arcade  # noqa: E402
 
 from weft.game.clock import MAX_CATCH_UP_FRAMES  # noqa: E402
+from weft.game.hud import HELP_KEY_COLUMN, HELP_TEXT  # noqa: E402
 from weft.game.offscreen import shared_window  # noqa: E402
 from weft.game.panel import PANEL_MARGIN, PANEL_WIDTH  # noqa: E402
 from weft.game.render import view_bounds  # noqa: E402
@@ -343,3 +344,17 @@ def test_the_gravity_slider_sets_the_strength_and_keeps_the_tilt() -> None:
     assert key == "world.gravity"
     assert value == pytest.approx([-980.0, -1697.41], abs=0.01)
     session.sim.close()
+
+
+def test_help_lines_that_do_not_fit_the_box_wrap_under_their_description(view: PlayView) -> None:
+    # DejaVu Sans Mono (where Courier New is missing) is wider: "outward" and "cursor" fell to column 0
+    view.session.show_help = True
+    view.on_draw()
+    lines = view.hud.help_lines(view.session)
+    indent = " " * (2 + HELP_KEY_COLUMN + 1)
+    for line in lines:
+        if line and not line.startswith("  "):
+            assert line in ("Keys", "Tools (left button; the right button always cuts)")
+    assert any(line.startswith(indent) for line in lines)  # the long tool summaries wrapped
+    view.hud.help.text = max(lines, key=len)
+    assert view.hud.help.content_width <= HELP_TEXT  # the longest line fits the box unwrapped
