@@ -61,8 +61,8 @@ def thread_count() -> int:
 def set_thread_count(count: int) -> None:
     """Set numba's thread count for the calling thread, as ``numba.set_num_threads(count)`` does,
     without its lock once numba's threading layer has started (``thread_count``: a frame run on
-    fewer threads than numba's default sets the count twice, 20 µs of the 80 × 50 cloth's frame on
-    one thread taken in turns with pymunk's). Raises ``ValueError`` outside 1 to ``NUMBA_NUM_THREADS``."""
+    fewer threads than numba's default sets the count twice, 9 to 14 µs of the 80 × 50 cloth's frame
+    on one thread taken in turns with pymunk's). Raises ``ValueError`` outside 1 to ``NUMBA_NUM_THREADS``."""
     if not 1 <= count <= numba.config.NUMBA_NUM_THREADS:
         raise ValueError(f"thread count must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {count}")
     native = getattr(numba.np.ufunc.parallel, "_set_num_threads", None)
