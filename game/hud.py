@@ -57,6 +57,9 @@ class Hud:
         self.help = arcade.Text("", 0, 0, TEXT, 12, font_name=HELP_FONT, width=HELP_TEXT, multiline=True)
         self._help_columns = 0
         """Characters of the help's font in its text width (measured when first drawn)."""
+        self._help_tools: tuple[tuple[str, str, str], ...] | None = None
+        """The tools (hotkey, name, summary) the help's text was last laid out for: wrapping it
+        anew took 135 µs of every frame drawn while the help shows."""
         self.problems = arcade.Text("", 24, 0, WARNING, 11, multiline=True, width=width - 48)
         self.notice = ""
         self._notice_until = 0.0
@@ -136,7 +139,10 @@ class Hud:
         return lines
 
     def _draw_help(self, session: Session) -> None:
-        self.help.text = "\n".join(self.help_lines(session))
+        tools = tuple((tool.hotkey, tool.name, tool.summary) for tool in session.tools.values())
+        if tools != self._help_tools:
+            self.help.text = "\n".join(self.help_lines(session))
+            self._help_tools = tools
         left = (self.width - HELP_WIDTH) / 2
         top = self.height / 2 + self.help.content_height / 2 + 20
         arcade.draw_lrbt_rectangle_filled(

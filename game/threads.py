@@ -39,7 +39,7 @@ from weft.systems.kernels.box_contacts import PARALLEL_PAIRS
 from weft.systems.kernels.box_grid import PARALLEL_BOXES
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.grid import PARALLEL_PARTICLES
-from weft.systems.kernels.jit import THREADED_FROM, set_thread_count, thread_count
+from weft.systems.kernels.jit import THREADED_FROM, check_thread_count, set_thread_count, thread_count
 
 KEPT_FRAMES = 15
 """Frames of the count in use whose median a trial is compared with."""
@@ -148,8 +148,8 @@ class ThreadChoice:
 
     def pin(self, count: int | None) -> None:
         """Run every frame on ``count`` threads (1 to numba's ``NUMBA_NUM_THREADS``), or choose again."""
-        if count is not None and not 1 <= count <= numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"threads: expected 1 to {numba.config.NUMBA_NUM_THREADS}, got {count}")
+        if count is not None:
+            check_thread_count(count, "threads")
         self.pinned = count
 
     def threads(self, large: bool) -> int:

@@ -221,6 +221,6 @@ def test_set_thread_count_is_numbas_own_setting_and_refuses_counts_numba_has_not
     finally:
         numba.set_num_threads(before)
     for wrong in (0, most + 1):
-        with pytest.raises(ValueError, match=f"between 1 and {most}, got {wrong}"):
+        with pytest.raises(ValueError, match=f"thread count: expected 1 to {most}, got {wrong}"):
             set_thread_count(wrong)
     assert numba.get_num_threads() == before

@@ -58,13 +58,20 @@ def thread_count() -> int:
     return numba.get_num_threads() if native is None else int(native())
 
 
+def check_thread_count(count: int, key: str) -> None:
+    """Raise ``ValueError`` naming ``key`` unless ``count`` is a thread count numba has: 1 to
+    ``NUMBA_NUM_THREADS``, the threads it started."""
+    most = numba.config.NUMBA_NUM_THREADS
+    if not 1 <= count <= most:
+        raise ValueError(f"{key}: expected 1 to {most}, got {count}")
+
+
 def set_thread_count(count: int) -> None:
     """Set numba's thread count for the calling thread, as ``numba.set_num_threads(count)`` does,
     without its lock once numba's threading layer has started (``thread_count``: a frame run on
     fewer threads than numba's default sets the count twice, 9 to 14 µs of the 80 × 50 cloth's frame
     on one thread taken in turns with pymunk's). Raises ``ValueError`` outside 1 to ``NUMBA_NUM_THREADS``."""
-    if not 1 <= count <= numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"thread count must be between 1 and {numba.config.NUMBA_NUM_THREADS}, got {count}")
+    check_thread_count(count, "thread count")
     native = getattr(numba.np.ufunc.parallel, "_set_num_threads", None)
     if native is None:
         numba.set_num_threads(count)
