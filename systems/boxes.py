@@ -106,6 +106,9 @@ class BoxStepSystem(System):
         self._fitted_to: Stores | None = None
         """The counts and the stores ``_fit`` last sized the arrays for."""
 
+    def idle(self, step: Step) -> bool:
+        return world.stores().rigid.count == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         store = stores.rigid

@@ -176,6 +176,12 @@ class BroadphaseSystem(System):
     name = "broadphase"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        stores = world.stores()
+        broadphase, particles = stores.broadphase, stores.particles
+        nothing_listed = broadphase.pair_count == 0 and broadphase.count == 0 and not broadphase.fresh
+        return nothing_listed and particles.circles == 0 and particles.rings == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         broadphase = stores.broadphase

@@ -21,6 +21,9 @@ from weft.systems.kernels.distance_loop import iterate_rigid_in_walls, iterate_r
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES, balanced_split, sides_hold, split_sides
 from weft.systems.schedule import Step, System
 
+Pass = tuple[Callable[..., None], tuple[Any, ...]]
+"""A kernel and the arguments it is called with."""
+
 
 class DistanceSystem(System):
     """Pulls every alive thread back towards its rest length (PBD, or XPBD when compliant).
@@ -43,7 +46,7 @@ class DistanceSystem(System):
 
     def __init__(self) -> None:
         self._general = True
-        self.current_pass: tuple[Callable[..., None], tuple[Any, ...]] | None = None
+        self.current_pass: Pass | None = None
         """This substep's kernel and its arguments, called once each iteration (the bench times it)."""
         self._offered: Step | None = None
         """The step whose substep's ``current_pass`` ``fused_iterations`` found and did not fuse: the
@@ -66,6 +69,16 @@ class DistanceSystem(System):
     def fused_iterations(self, busy: list[System], step: Step) -> Callable[[], None] | None:
         """Every iteration in one kernel call when they are the threads, all rigid, and the built-in
         walls alone (``distance_loop``): the same numbers as the two systems give one by one."""
+        loop = self.rigid_loop(busy, step)
+        if loop is None:
+            return None
+        kernel, arguments = loop
+        return lambda: kernel(*arguments)
+
+    def rigid_loop(self, busy: list[System], step: Step) -> Pass | None:
+        """This substep's iterations as one ``distance_loop`` kernel and its arguments, when ``busy``
+        (the ITERATION systems with work) is this system and the built-in walls and every thread is
+        rigid; else None, and the iterations come to ``process`` one by one."""
         self.current_pass = self._prepare(step)
         self._offered = step
         if len(busy) != 2 or type(busy[1]) is not BoundsSystem or self.current_pass is None:
@@ -77,19 +90,15 @@ class DistanceSystem(System):
         *_, clamp = wall_arguments(step)
         pos, prev, radius, inv_mass, kind = clamp[:5]
         walls = tuple(float(value) for value in clamp[5:])  # floats: one typing of the tuple
-        iterations = step.iterations
+        points = (step.iterations, pos, prev, inv_mass, radius, kind)
         if kernel is relax_rigid_sides:
             _, _, i, j, rest, alive, runs, parts = arguments
             split = world.stores().distance_sides.split
-            return lambda: iterate_rigid_sides_in_walls(
-                iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split, walls
-            )
+            return iterate_rigid_sides_in_walls, (*points, i, j, rest, alive, runs, parts, split, walls)
         _, _, i, j, rest, alive = arguments
-        return lambda: iterate_rigid_in_walls(
-            iterations, pos, prev, inv_mass, radius, kind, i, j, rest, alive, walls
-        )
+        return iterate_rigid_in_walls, (*points, i, j, rest, alive, walls)
 
-    def _prepare(self, step: Step) -> tuple[Callable[..., None], tuple[Any, ...]] | None:
+    def _prepare(self, step: Step) -> Pass | None:
         """This substep's kernel and arguments (None without constraints)."""
         stores = world.stores()
         distances = stores.distances

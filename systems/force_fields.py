@@ -13,8 +13,11 @@ class FieldSystem(System):
 
     name = "fields"
 
+    def idle(self, step: Step) -> bool:
+        return not _pushing()
+
     def process(self, step: Step) -> None:
-        fields = [field for _, field in world.by_entity(ForceField) if field.active and field.force != 0.0]
+        fields = _pushing()
         if not fields:
             return
         stores = world.stores()
@@ -70,3 +73,8 @@ def kick(boxes: RigidStore, x: float, y: float, reach: float, impulse: float) ->
         reach,
         impulse,
     )
+
+
+def _pushing() -> list[ForceField]:
+    """The fields that push this substep: active, with a force."""
+    return [field for _, field in world.by_entity(ForceField) if field.active and field.force != 0.0]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from weft.systems import world
+from weft.systems.cloth_step import cloth_substep
 from weft.systems.kernels.verlet import integrate
 from weft.systems.schedule import Step, System
 
@@ -12,6 +15,12 @@ class IntegrateSystem(System):
 
     name = "integrate"
     needs_particles = True
+
+    def fused_substep(
+        self, head: list[System], iterations: list[System], tail: list[System], step: Step
+    ) -> Callable[[], None] | None:
+        """The whole substep in one kernel call where it is a cloth's alone (``cloth_step``)."""
+        return cloth_substep(head, iterations, tail, step)
 
     def process(self, step: Step) -> None:
         settings = world.settings()

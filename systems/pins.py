@@ -48,6 +48,9 @@ class PinSystem(System):
     name = "pins"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        return world.stores().pins.count == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         pins = stores.pins

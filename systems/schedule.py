@@ -83,10 +83,14 @@ class System(esper.Processor):
         raise NotImplementedError(f"{type(self).__name__} must implement process(step)")
 
     def idle(self, step: Step) -> bool:
-        """Whether this substep's iterations have nothing for this system to do: asked of each
-        ITERATION system once a substep, after the SUBSTEP stage; True skips its ``process`` until
-        the next substep (a level of cloth alone has four such systems: 80 calls a frame that each
-        found nothing to do took a tenth of the 80 × 50 sheet's frame). Default: never idle."""
+        """Whether this substep has nothing for this system to do: True skips its ``process`` until
+        the next substep. Asked once a substep: of the SUBSTEP and SUBSTEP_END systems before the
+        substep starts, so a system idle then must stay so whatever the systems before it do (no
+        bodies of its kind: nothing adds bodies in a frame), and of the ITERATION systems after the
+        SUBSTEP stage (a contact pass is idle with no pairs listed). True only where ``process``
+        would change nothing: a level of cloth alone has a dozen such systems, and twenty calls a
+        frame that each found nothing to do took a tenth of the 80 × 50 sheet's frame. Default:
+        never idle."""
         return False
 
     def fused_iterations(self, busy: list[System], step: Step) -> Callable[[], None] | None:
@@ -96,6 +100,22 @@ class System(esper.Processor):
         they give one by one (the threads and the walls of a level of cloth: one kernel call a substep
         in place of 40 Python calls and 40 wakings of the thread pool)."""
         return None
+
+    def fused_substep(
+        self, head: list[System], iterations: list[System], tail: list[System], step: Step
+    ) -> Callable[[], None] | None:
+        """A call that runs the whole substep, or None (the default): then each system runs as usual.
+        Asked of the first SUBSTEP system with work, once a substep before it starts, with the SUBSTEP
+        systems with work (``head``, this one first), the whole ITERATION stage and the SUBSTEP_END
+        systems with work (``tail``). A system offers one only where it knows every system with work
+        and the call gives the very numbers they give one by one; it asks the ITERATION systems'
+        ``idle`` itself, and may only where it knows the head changes nothing their answers read
+        (the cloth's: integrate and pins move points; ``weft.systems.cloth_step``)."""
+        return None
+
+
+SUBSTEP_STAGES = (Stage.SUBSTEP, Stage.ITERATION, Stage.SUBSTEP_END)
+"""The stages run once per substep (the iterations inside it)."""
 
 
 class ScheduleError(ValueError):
@@ -146,6 +166,12 @@ class Schedule:
             builtin = {name for names in self.frame.values() for name in names}
             self._custom = {s.name for group in self._added.values() for s in group} - builtin
         return self._custom
+
+    def _substeps_builtin(self) -> bool:
+        """Whether the SUBSTEP, ITERATION and SUBSTEP_END stages hold built-in systems only: a
+        fused substep stands for those alone (and may ask their ``idle`` before the schedule does)."""
+        custom = self.custom()
+        return not any(system.name in custom for stage in SUBSTEP_STAGES for system in self._stages[stage])
 
     def copy(self) -> Schedule:
         """A schedule of the same systems (the same instances) and the same built-in order."""
@@ -310,24 +336,38 @@ class Schedule:
         end_stage = stages[Stage.SUBSTEP_END]
         if not iteration_stage:
             step.iterations = 0
+        # with the finite check on, one by one: it names the system that left a NaN
+        may_fuse = not finite.ENABLED
+        may_fuse_substep = may_fuse and self._substeps_builtin()
         for substep in range(substeps):
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
-            _process(substep_stage, step, guard, timings)
-            busy = [system for system in iteration_stage if not system.idle(step)]
-            # with the finite check on, one by one: it names the system that left a NaN
-            fused = busy[0].fused_iterations(busy, step) if busy and not finite.ENABLED else None
+            head = _busy(substep_stage, step)
+            tail = _busy(end_stage, step)
+            whole = None
+            if head and may_fuse_substep:
+                whole = head[0].fused_substep(head, iteration_stage, tail, step)
+            if whole is not None:
+                if timings is None:
+                    whole()
+                else:  # the iteration systems it runs: those with work, as one by one
+                    _timed(whole, [*head, *_busy(iteration_stage, step), *tail], timings)
+                step.iteration = step.iterations - 1
+                continue
+            _process(head, step, guard, timings)
+            busy = _busy(iteration_stage, step)
+            fused = busy[0].fused_iterations(busy, step) if busy and may_fuse else None
             if fused is not None:
-                started = time.perf_counter() if timings is not None else 0.0
-                fused()
-                if timings is not None:
-                    _add_time(timings, "+".join(system.name for system in busy), started)
+                if timings is None:
+                    fused()
+                else:
+                    _timed(fused, busy, timings)
                 step.iteration = step.iterations - 1
             else:
                 for iteration in range(step.iterations):
                     step.iteration = iteration
                     _process(busy, step, guard, timings)
-            _process(end_stage, step, guard, timings)
+            _process(tail, step, guard, timings)
         _process(stages[Stage.FRAME_END], step, guard, timings)
 
     def _guard(self) -> Callable[[System], None] | None:
@@ -380,6 +420,24 @@ def _process(
             after_custom(system)
         if finite.ENABLED:
             finite.check_finite(system.name, step.frame)
+
+
+def _busy(systems: list[System], step: Step) -> list[System]:
+    """Those of ``systems`` with work this substep (``System.idle``)."""
+    return [system for system in systems if not system.idle(step)]
+
+
+def _timed(call: Callable[[], None], systems: list[System], timings: dict[str, float]) -> None:
+    """Run the fused call of ``systems``, its time added to ``timings`` under ``fused_name``."""
+    name = fused_name(systems)
+    started = time.perf_counter()
+    call()
+    _add_time(timings, name, started)
+
+
+def fused_name(systems: Sequence[System]) -> str:
+    """The name ``Schedule.timings`` gives a fused call of ``systems``: theirs joined by ``+``."""
+    return "+".join(system.name for system in systems)
 
 
 def _add_time(timings: dict[str, float], name: str, started: float) -> None:

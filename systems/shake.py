@@ -21,6 +21,12 @@ class ShakeSystem(System):
 
     name = "shake"
 
+    def idle(self, step: Step) -> bool:
+        settings = world.settings()
+        if settings.wall_offset != (0.0, 0.0) or settings.wall_velocity != (0.0, 0.0):
+            return False
+        return all(not shake.held and shake.phase == 0.0 for _, shake in by_entity(Shake))
+
     def process(self, step: Step) -> None:
         settings = world.settings()
         offset = 0.0

@@ -404,7 +404,7 @@ class PressureSystem(System):
         """This frame's press-tool fingers: ``(x, y, dx, dy, reach)``, from ``move_fingers``."""
 
     def idle(self, step: Step) -> bool:
-        return not by_entity(SoftBody)
+        return _no_creatures()
 
     def process(self, step: Step) -> None:
         bodies = by_entity(SoftBody)
@@ -474,6 +474,9 @@ class PerimeterSystem(System):
     name = "perimeter"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        return _no_creatures()
+
     def process(self, step: Step) -> None:
         particles = world.stores().particles
         for _, body in by_entity(SoftBody):
@@ -519,6 +522,9 @@ class LegsSystem(System):
     name = "legs"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        return _no_creatures()
+
     def process(self, step: Step) -> None:
         particles = world.stores().particles
         settings = world.settings()
@@ -554,3 +560,8 @@ def poke_all() -> None:
     """Start a poke on every soft body of the active world (what Enter does)."""
     for _, body in esper.get_component(SoftBody):
         body.poke = POKE_FRAMES
+
+
+def _no_creatures() -> bool:
+    """Whether the world holds no soft body: the creatures' systems then have nothing to do."""
+    return not by_entity(SoftBody)

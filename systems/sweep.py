@@ -25,6 +25,11 @@ class SweepSystem(System):
         self.tests = 0
         """Pair tests spent so far this frame."""
 
+    def idle(self, step: Step) -> bool:
+        # asked before the broadphase runs: without circles or rings it never bins (never fresh)
+        particles = world.stores().particles
+        return particles.circles == 0 and particles.rings == 0
+
     def process(self, step: Step) -> None:
         if step.substep == 0:
             self.tests = 0

@@ -21,6 +21,9 @@ class TearSystem(System):
     name = "tear"
     needs_particles = True
 
+    def idle(self, step: Step) -> bool:
+        return world.stores().distances.count == 0
+
     def process(self, step: Step) -> None:
         stores = world.stores()
         distances = stores.distances

@@ -120,6 +120,7 @@ try:
         cells,
         circle_contacts,
         claims,
+        cloth_step,
         distance,
         distance_loop,
         distance_sides,

@@ -62,7 +62,8 @@ def iterate_rigid_in_walls(
     ``(N,)``, the first ``N`` of the stores; constraint arrays ``(M,)``."""
     for _ in range(iterations):
         relax_rigid_distances(pos, inv_mass, i, j, rest, alive)
-        _keep_inside(pos, prev, inv_mass, radius, kind, walls, all_inside_walls(pos, radius, *walls[:4]))
+        held = all_inside_walls(pos, radius, *walls[:4])
+        clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, held)
 
 
 ITEMS_PER_PASS = 3
@@ -119,7 +120,7 @@ def iterate_rigid_sides_in_walls(
                 relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
                 held = outside[0] + outside[1] == 0
                 held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
-                _keep_inside(pos, prev, inv_mass, radius, kind, walls, held)
+                clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, held)
             item_done(counters)
 
 
@@ -145,7 +146,7 @@ def _ends_inside(
 
 
 @numba.njit(cache=True, inline="always")
-def _keep_inside(
+def clamp_unless_inside(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],

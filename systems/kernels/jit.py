@@ -93,13 +93,19 @@ _TWINS: dict[int, Any] = {}
 """Each kernel with threads' one-thread twin, by the kernel's ``id`` (``make_twins``)."""
 
 
-def kernel_with_threads(func: Callable[..., Any] | None = None, **options: Any) -> Any:
+def kernel_with_threads(
+    func: Callable[..., Any] | None = None, *, own_prange: bool = True, **options: Any
+) -> Any:
     """Decorator (bare, or with numba options such as ``INNER``): ``func`` compiled with its
     ``prange`` loops on numba's threads (``ONLY_PRANGE``), and given a one-thread twin
-    (``one_thread``) with the same options once every kernel is defined (``make_twins``)."""
+    (``one_thread``) with the same options once every kernel is defined (``make_twins``).
+    ``own_prange=False`` for a kernel whose threads are all its callees': it is compiled without
+    ``parallel`` (numba warns of a parallel kernel with no ``prange`` of its own), and its twin
+    calls their twins."""
 
     def decorate(func: Callable[..., Any]) -> Any:
-        kernel = numba.njit(cache=True, parallel=ONLY_PRANGE, **options)(func)
+        parallel = {"parallel": ONLY_PRANGE} if own_prange else {}
+        kernel = numba.njit(cache=True, **parallel, **options)(func)
         _THREADED[id(kernel)] = kernel
         _OPTIONS[id(kernel)] = options
         return kernel
