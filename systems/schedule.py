@@ -88,7 +88,7 @@ class System(esper.Processor):
         substep starts, so a system idle then must stay so whatever the systems before it do (no
         bodies of its kind: nothing adds bodies in a frame), and of the ITERATION systems after the
         SUBSTEP stage (a contact pass is idle with no pairs listed). True only where ``process``
-        would change nothing: a level of cloth alone has a dozen such systems, and twenty calls a
+        would change nothing: a level of cloth alone has eleven such systems, and twenty calls a
         frame that each found nothing to do took a tenth of the 80 × 50 sheet's frame. Default:
         never idle."""
         return False
@@ -148,6 +148,7 @@ class Schedule:
         self._lean: dict[Stage, list[System]] | None = None
         """The stages without particle-only systems, made when first needed (``add``/``remove`` drop it)."""
         self._custom: set[str] | None = None
+        self._builtin_substeps: bool | None = None
         self.after_custom: Callable[[System], None] | None = None
         """Called after every run of a custom system (not a built-in) with that system: the
         application brings back into range what it left out of it (``weft.game.settings_guard``).
@@ -170,8 +171,11 @@ class Schedule:
     def _substeps_builtin(self) -> bool:
         """Whether the SUBSTEP, ITERATION and SUBSTEP_END stages hold built-in systems only: a
         fused substep stands for those alone (and may ask their ``idle`` before the schedule does)."""
-        custom = self.custom()
-        return not any(system.name in custom for stage in SUBSTEP_STAGES for system in self._stages[stage])
+        if self._builtin_substeps is None:
+            custom = self.custom()
+            stages = (self._stages[stage] for stage in SUBSTEP_STAGES)
+            self._builtin_substeps = not any(system.name in custom for group in stages for system in group)
+        return self._builtin_substeps
 
     def copy(self) -> Schedule:
         """A schedule of the same systems (the same instances) and the same built-in order."""
@@ -246,7 +250,7 @@ class Schedule:
         self._added[stage] = added
         self._stages[stage] = order
         self._lean = None
-        self._custom = None
+        self._custom = self._builtin_substeps = None
 
     def _order(self, stage: Stage, systems: list[System]) -> list[System] | None:
         """``systems`` in run order, or None when their places contradict each other.
@@ -293,7 +297,7 @@ class Schedule:
                     group.remove(system)
                     self._stages[stage].remove(system)
                     self._lean = None
-                    self._custom = None
+                    self._custom = self._builtin_substeps = None
                     return system
         raise KeyError(name)
 
