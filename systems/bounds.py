@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from weft.components.world import REST_SPEED
+from weft.components.world import REST_SPEED, WorldSettings
 from weft.systems import world
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.distance_loop import Walls
 from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
 from weft.systems.schedule import Step, System
 
@@ -67,21 +68,25 @@ def wall_arguments(step: Step) -> WallArguments:
     test_arguments: tuple[Any, ...] = (pos, radius, left, bottom, right, top)
     if split:  # the threads were cut: the same halves, each on its own thread
         test, test_arguments = all_inside_walls_in_two, (*test_arguments, split)
-    clamp = (
-        pos,
-        particles.prev[:n],
-        radius,
-        particles.inv_mass[:n],
-        particles.kind[:n],
-        left,
-        bottom,
-        right,
-        top,
-        settings.floor_friction,
-        settings.restitution,
-        settings.friction,
-        REST_SPEED * step.dt,
-        settings.wall_velocity[0] * step.dt,
-        settings.wall_velocity[1] * step.dt,
+    points = (pos, particles.prev[:n], radius, particles.inv_mass[:n], particles.kind[:n])
+    return test, test_arguments, (*points, *walls(settings, step.dt))
+
+
+def walls(settings: WorldSettings, dt: float) -> Walls:
+    """``clamp_to_bounds``' arguments after the particle arrays, for a substep of ``dt`` seconds:
+    the walls now, their friction and restitution, the rest speed and the walls' velocity as
+    distances a substep (floats: one typing of the tuple for the kernels that take it whole)."""
+    left, bottom, right, top = settings.walls
+    velocity_x, velocity_y = settings.wall_velocity
+    return (
+        float(left),
+        float(bottom),
+        float(right),
+        float(top),
+        float(settings.floor_friction),
+        float(settings.restitution),
+        float(settings.friction),
+        REST_SPEED * dt,
+        velocity_x * dt,
+        velocity_y * dt,
     )
-    return test, test_arguments, clamp

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from weft.components import Stores, WorldSettings
 from weft.systems import world
 from weft.systems.bounds import BoundsSystem, ContainSystem
 from weft.systems.distances import DistanceSystem
@@ -27,6 +28,11 @@ from weft.systems.pins import PinSystem
 from weft.systems.schedule import Step, System
 from weft.systems.tear import TearSystem
 
+ITERATIONS = (DistanceSystem, BoundsSystem)
+"""The ITERATION systems with work in a substep of cloth alone."""
+END = (ContainSystem, TearSystem)
+"""The SUBSTEP_END systems with work in it."""
+
 
 def cloth_substep(
     head: list[System], iterations: list[System], tail: list[System], step: Step
@@ -34,61 +40,39 @@ def cloth_substep(
     """The substep's one call, or None unless ``head`` is the integrate system (the caller) and
     perhaps the pins, the ITERATION systems with work are the distances and the walls with a rigid
     loop, and ``tail`` is contain and tear (``System.fused_substep``'s arguments)."""
-    if [type(system) for system in head[1:]] not in ([], [PinSystem]):
-        return None
-    if [type(system) for system in tail] != [ContainSystem, TearSystem]:
+    if tuple(map(type, head[1:])) not in ((), (PinSystem,)) or tuple(map(type, tail)) != END:
         return None
     busy = [system for system in iterations if not system.idle(step)]
-    if [type(system) for system in busy] != [DistanceSystem, BoundsSystem]:
+    if tuple(map(type, busy)) != ITERATIONS:
         return None
     loop = busy[0].rigid_loop(busy, step)
     if loop is None:
         return None
     kernel, arguments = loop
-    before = (_motion(step), *_pins(step))
-    tearing = _tearing()
+    settings, stores = world.settings(), world.stores()
+    before = (_motion(settings, step), *_pins(settings, stores, step))
+    distances = stores.distances
+    tearing = (distances.tear_ratio[: distances.count], distances.parents[: distances.count])
     if kernel is iterate_rigid_sides_in_walls:
         return lambda: step_cloth_in_sides(*before, *arguments, tearing)
     return lambda: step_cloth(*before, *arguments, tearing)
 
 
-def _motion(step: Step) -> tuple[float, ...]:
+def _motion(settings: WorldSettings, step: Step) -> tuple[float, ...]:
     """``integrate``'s scalars, as ``IntegrateSystem`` gives them."""
-    settings = world.settings()
     wind_x, wind_y = settings.wind.vector
-    return (
-        float(settings.gravity[0]),
-        float(settings.gravity[1]),
-        float(wind_x),
-        float(wind_y),
-        float(settings.wind.gust),
-        step.time,
-        settings.damping ** (1.0 / step.substeps),  # damping is per 1/60 s frame
-        step.dt,
-    )
+    gravity_x, gravity_y = settings.gravity
+    damping = settings.damping ** (1.0 / step.substeps)  # damping is per 1/60 s frame
+    # floats: a number set as an int would type the kernel anew (a compile in the middle of a game)
+    wind = (float(wind_x), float(wind_y), float(settings.wind.gust))
+    return float(gravity_x), float(gravity_y), *wind, step.time, float(damping), step.dt
 
 
-def _pins(step: Step) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+def _pins(settings: WorldSettings, stores: Stores, step: Step) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """``place_pins``' arrays and scalars, as ``PinSystem`` gives them (none held: empty arrays)."""
-    pins = world.stores().pins
+    pins = stores.pins
     n = pins.count
-    left, bottom, right, top = world.settings().bounds
+    left, bottom, right, top = settings.bounds
     arrays = (pins.index[:n], pins.start[:n], pins.anchor[:n], pins.speed[:n])
-    scalars = (
-        step.dt * step.substeps,
-        float(left),
-        float(bottom),
-        float(right),
-        float(top),
-        step.substep == 0,
-        step.substep / step.substeps,
-        (step.substep + 1) / step.substeps,
-    )
-    return arrays, scalars
-
-
-def _tearing() -> tuple[Any, ...]:
-    """``tear_overstretched``'s ratios and ``kill_orphans``' parents."""
-    distances = world.stores().distances
-    m = distances.count
-    return distances.tear_ratio[:m], distances.parents[:m]
+    times = (step.substep == 0, step.substep / step.substeps, (step.substep + 1) / step.substeps)
+    return arrays, (step.dt * step.substeps, float(left), float(bottom), float(right), float(top), *times)

@@ -9,7 +9,7 @@ import numpy as np
 
 from weft.components import DistanceSides, DistanceStore
 from weft.systems import world
-from weft.systems.bounds import BoundsSystem, wall_arguments
+from weft.systems.bounds import BoundsSystem, walls
 from weft.systems.kernels.distance import (
     needs_general,
     relax_distances,
@@ -87,16 +87,18 @@ class DistanceSystem(System):
         if kernel is not relax_rigid_sides and kernel is not relax_rigid_distances:
             return None
         self._offered = None  # fused: no iteration of this substep comes to process
-        *_, clamp = wall_arguments(step)
-        pos, prev, radius, inv_mass, kind = clamp[:5]
-        walls = tuple(float(value) for value in clamp[5:])  # floats: one typing of the tuple
-        points = (step.iterations, pos, prev, inv_mass, radius, kind)
+        stores = world.stores()
+        particles = stores.particles
+        n = particles.count
+        pos, prev, inv_mass = particles.pos[:n], particles.prev[:n], particles.inv_mass[:n]
+        points = (step.iterations, pos, prev, inv_mass, particles.radius[:n], particles.kind[:n])
+        threads = arguments[2:6]  # i, j, rest, alive (after the whole pos and inv_mass)
+        sides = arguments[6:]  # runs and parts, when in two sides
+        walls_now = walls(world.settings(), step.dt)
         if kernel is relax_rigid_sides:
-            _, _, i, j, rest, alive, runs, parts = arguments
-            split = world.stores().distance_sides.split
-            return iterate_rigid_sides_in_walls, (*points, i, j, rest, alive, runs, parts, split, walls)
-        _, _, i, j, rest, alive = arguments
-        return iterate_rigid_in_walls, (*points, i, j, rest, alive, walls)
+            split = stores.distance_sides.split
+            return iterate_rigid_sides_in_walls, (*points, *threads, *sides, split, walls_now)
+        return iterate_rigid_in_walls, (*points, *threads, walls_now)
 
     def _prepare(self, step: Step) -> Pass | None:
         """This substep's kernel and arguments (None without constraints)."""
