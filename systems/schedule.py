@@ -105,9 +105,10 @@ class System(esper.Processor):
         self, head: list[System], iterations: list[System], tail: list[System], step: Step
     ) -> Callable[[], None] | None:
         """A call that runs the whole substep, or None (the default): then each system runs as usual.
-        Asked of the first SUBSTEP system with work, once a substep before it starts, with the SUBSTEP
-        systems with work (``head``, this one first), the whole ITERATION stage and the SUBSTEP_END
-        systems with work (``tail``). A system offers one only where it knows every system with work
+        Asked of the first SUBSTEP system with work, once a substep before it starts, and only while
+        the substep's stages hold built-in systems alone, with the SUBSTEP systems with work
+        (``head``, this one first), the whole ITERATION stage and the SUBSTEP_END systems with work
+        (``tail``). A system offers one only where it knows every system with work
         and the call gives the very numbers they give one by one; it asks the ITERATION systems'
         ``idle`` itself, and may only where it knows the head changes nothing their answers read
         (the cloth's: integrate and pins move points; ``weft.systems.cloth_step``)."""
