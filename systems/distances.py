@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -17,12 +17,30 @@ from weft.systems.kernels.distance import (
     relax_rigid_sides,
     relax_sides,
 )
-from weft.systems.kernels.distance_loop import iterate_rigid_in_walls, iterate_rigid_sides_in_walls
+from weft.systems.kernels.distance_loop import Walls, iterate_rigid_in_walls, iterate_rigid_sides_in_walls
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES, balanced_split, sides_hold, split_sides
 from weft.systems.schedule import Step, System
 
 Pass = tuple[Callable[..., None], tuple[Any, ...]]
 """A kernel and the arguments it is called with."""
+
+
+class RigidLoop(NamedTuple):
+    """A substep's iterations as one ``distance_loop`` kernel and its arguments, by kind."""
+
+    kernel: Callable[..., None]
+    iterations: int
+    points: tuple[Any, ...]
+    """Positions, previous positions, inverse masses, radii and kinds, of the particles there are."""
+    threads: tuple[Any, ...]
+    """The threads' ends, rest lengths and alive flags."""
+    sides: tuple[Any, ...]
+    """The cut's runs, parts and split in two sides (``iterate_rigid_sides_in_walls``), or none."""
+    walls: Walls
+
+    def run(self) -> None:
+        """Call the kernel with its arguments."""
+        self.kernel(self.iterations, *self.points, *self.threads, *self.sides, self.walls)
 
 
 class DistanceSystem(System):
@@ -70,15 +88,12 @@ class DistanceSystem(System):
         """Every iteration in one kernel call when they are the threads, all rigid, and the built-in
         walls alone (``distance_loop``): the same numbers as the two systems give one by one."""
         loop = self.rigid_loop(busy, step)
-        if loop is None:
-            return None
-        kernel, arguments = loop
-        return lambda: kernel(*arguments)
+        return None if loop is None else loop.run
 
-    def rigid_loop(self, busy: list[System], step: Step) -> Pass | None:
-        """This substep's iterations as one ``distance_loop`` kernel and its arguments, when ``busy``
-        (the ITERATION systems with work) is this system and the built-in walls and every thread is
-        rigid; else None, and the iterations come to ``process`` one by one."""
+    def rigid_loop(self, busy: list[System], step: Step) -> RigidLoop | None:
+        """This substep's iterations as one ``distance_loop`` kernel, when ``busy`` (the ITERATION
+        systems with work) is this system and the built-in walls and every thread is rigid; else
+        None, and the iterations come to ``process`` one by one."""
         self.current_pass = self._prepare(step)
         self._offered = step
         if len(busy) != 2 or type(busy[1]) is not BoundsSystem or self.current_pass is None:
@@ -91,14 +106,11 @@ class DistanceSystem(System):
         particles = stores.particles
         n = particles.count
         pos, prev, inv_mass = particles.pos[:n], particles.prev[:n], particles.inv_mass[:n]
-        points = (step.iterations, pos, prev, inv_mass, particles.radius[:n], particles.kind[:n])
+        points = (pos, prev, inv_mass, particles.radius[:n], particles.kind[:n])
         threads = arguments[2:6]  # i, j, rest, alive (after the whole pos and inv_mass)
-        sides = arguments[6:]  # runs and parts, when in two sides
-        walls_now = walls(world.settings(), step.dt)
-        if kernel is relax_rigid_sides:
-            split = stores.distance_sides.split
-            return iterate_rigid_sides_in_walls, (*points, *threads, *sides, split, walls_now)
-        return iterate_rigid_in_walls, (*points, *threads, walls_now)
+        sides = (*arguments[6:], stores.distance_sides.split) if kernel is relax_rigid_sides else ()
+        loop = iterate_rigid_sides_in_walls if sides else iterate_rigid_in_walls
+        return RigidLoop(loop, step.iterations, points, threads, sides, walls(world.settings(), step.dt))
 
     def _prepare(self, step: Step) -> Pass | None:
         """This substep's kernel and arguments (None without constraints)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from weft.components import Stores
+from weft.components import PinStore, Stores, WorldSettings
 from weft.systems import world
-from weft.systems.kernels.pins import place_pins
+from weft.systems.kernels.pins import PinArrays, Pinning, place_pins
 from weft.systems.schedule import Step, System
 
 GLIDE_SPEED = 300.0
@@ -53,26 +53,19 @@ class PinSystem(System):
 
     def process(self, step: Step) -> None:
         stores = world.stores()
-        pins = stores.pins
-        n = pins.count
-        if n == 0:
+        if stores.pins.count == 0:
             return
         particles = stores.particles
-        left, bottom, right, top = world.settings().bounds
-        place_pins(
-            particles.pos,
-            particles.prev,
-            particles.radius,
-            pins.index[:n],
-            pins.start[:n],
-            pins.anchor[:n],
-            pins.speed[:n],
-            step.dt * step.substeps,
-            left,
-            bottom,
-            right,
-            top,
-            step.substep == 0,
-            step.substep / step.substeps,
-            (step.substep + 1) / step.substeps,
-        )
+        arrays, scalars = pin_arguments(stores.pins, world.settings(), step)
+        place_pins(particles.pos, particles.prev, particles.radius, *arrays, *scalars)
+
+
+def pin_arguments(pins: PinStore, settings: WorldSettings, step: Step) -> tuple[PinArrays, Pinning]:
+    """``place_pins``' arguments after the particle arrays, for this substep: the pins' arrays
+    (empty with none), then the frame's length, the bounds, whether the substep is the frame's
+    first, and its start and end as shares of the frame."""
+    n = pins.count
+    left, bottom, right, top = settings.bounds
+    arrays = (pins.index[:n], pins.start[:n], pins.anchor[:n], pins.speed[:n])
+    times = (step.substep == 0, step.substep / step.substeps, (step.substep + 1) / step.substeps)
+    return arrays, (step.dt * step.substeps, float(left), float(bottom), float(right), float(top), *times)

@@ -353,20 +353,16 @@ class Schedule:
             if head and may_fuse_substep:
                 whole = head[0].fused_substep(head, iteration_stage, tail, step)
             if whole is not None:
-                if timings is None:
-                    whole()
-                else:  # the iteration systems it runs: those with work, as one by one
-                    _timed(whole, [*head, *_busy(iteration_stage, step), *tail], timings)
+                # named, when timed, after what it runs: the iteration systems with work, as one by one
+                ran = head if timings is None else [*head, *_busy(iteration_stage, step), *tail]
+                _run_fused(whole, ran, timings)
                 step.iteration = step.iterations - 1
                 continue
             _process(head, step, guard, timings)
             busy = _busy(iteration_stage, step)
             fused = busy[0].fused_iterations(busy, step) if busy and may_fuse else None
             if fused is not None:
-                if timings is None:
-                    fused()
-                else:
-                    _timed(fused, busy, timings)
+                _run_fused(fused, busy, timings)
                 step.iteration = step.iterations - 1
             else:
                 for iteration in range(step.iterations):
@@ -432,8 +428,12 @@ def _busy(systems: list[System], step: Step) -> list[System]:
     return [system for system in systems if not system.idle(step)]
 
 
-def _timed(call: Callable[[], None], systems: list[System], timings: dict[str, float]) -> None:
-    """Run the fused call of ``systems``, its time added to ``timings`` under ``fused_name``."""
+def _run_fused(call: Callable[[], None], systems: list[System], timings: dict[str, float] | None) -> None:
+    """Run the fused call of ``systems``; with ``timings`` a dict, its time is added there under
+    ``fused_name``."""
+    if timings is None:
+        call()
+        return
     name = fused_name(systems)
     started = time.perf_counter()
     call()

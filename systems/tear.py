@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from weft.components import Stores
+from typing import Any
+
+from weft.components import DistanceStore, Stores
 from weft.systems import world
-from weft.systems.kernels.tear import kill_orphans, tear_overstretched
+from weft.systems.kernels.tear import break_overstretched, kill_orphans
 from weft.systems.schedule import Step, System
 
 
@@ -13,6 +15,20 @@ def kill_dependents(stores: Stores) -> None:
     distances = stores.distances
     m = distances.count
     kill_orphans(distances.alive[:m], distances.parents[:m])
+
+
+def tearing(distances: DistanceStore) -> tuple[Any, ...]:
+    """``break_overstretched``'s arguments after the positions: the threads' ends, rest lengths,
+    alive flags, tear ratios and parents."""
+    m = distances.count
+    return (
+        distances.i[:m],
+        distances.j[:m],
+        distances.rest[:m],
+        distances.alive[:m],
+        distances.tear_ratio[:m],
+        distances.parents[:m],
+    )
 
 
 class TearSystem(System):
@@ -26,15 +42,4 @@ class TearSystem(System):
 
     def process(self, step: Step) -> None:
         stores = world.stores()
-        distances = stores.distances
-        m = distances.count
-        torn = tear_overstretched(
-            stores.particles.pos,
-            distances.i[:m],
-            distances.j[:m],
-            distances.rest[:m],
-            distances.tear_ratio[:m],
-            distances.alive[:m],
-        )
-        if torn:
-            kill_dependents(stores)
+        break_overstretched(stores.particles.pos, *tearing(stores.distances))

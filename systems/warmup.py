@@ -32,7 +32,7 @@ from weft.systems.kernels.measure import deepest_overlap, farthest_particle_move
 from weft.systems.kernels.pins import place_pins
 from weft.systems.kernels.softbody import hold_perimeter, place_legs, press_out, relax_ring, set_spin
 from weft.systems.kernels.sweep import any_fast_circle, sweep_fast_circles
-from weft.systems.kernels.tear import kill_orphans, sweep_cut, tear_overstretched
+from weft.systems.kernels.tear import break_overstretched, kill_orphans, sweep_cut
 from weft.systems.kernels.verlet import integrate
 
 
@@ -85,8 +85,9 @@ def call_every_kernel() -> None:
     clamp_to_bounds(
         pos, prev, radius, inv_mass, kind, -100.0, -100.0, 100.0, 100.0, 0.5, 0.5, 0.1, 0.1, 0.0, 0.0
     )
-    tear_overstretched(pos, i, j, rest, np.full(1, np.inf), alive)
-    kill_orphans(alive, np.full((1, 4), -1, dtype=np.int64))
+    no_parents = np.full((1, 4), -1, dtype=np.int64)
+    break_overstretched(pos, i, j, rest, alive, np.full(1, np.inf), no_parents)
+    kill_orphans(alive, no_parents)
     sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
     square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
     cell = np.array([[0, 1, 2, 3]], dtype=np.int64)

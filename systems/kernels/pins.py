@@ -8,6 +8,14 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+PinArrays = tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+]
+"""The pins' particle indices ``(P,)``, starts ``(P, 2)``, anchors ``(P, 2)`` and speeds ``(P,)``."""
+Pinning = tuple[float, float, float, float, float, bool, float, float]
+"""``place_pins``' scalars: the frame's length, the bounds (left, bottom, right, top), whether this
+is the frame's first substep, and the substep's start and end as shares of the frame."""
+
 
 @numba.njit(cache=True)
 def place_pins(

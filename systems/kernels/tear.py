@@ -43,6 +43,24 @@ def tear_overstretched(
 
 
 @numba.njit(cache=True)
+def break_overstretched(
+    pos: npt.NDArray[np.float64],
+    i: npt.NDArray[np.uint32],
+    j: npt.NDArray[np.uint32],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+    tear_ratio: npt.NDArray[np.float64],
+    parents: npt.NDArray[np.int64],
+) -> int:
+    """``tear_overstretched``, then, if any thread broke, ``kill_orphans``: the tear system's
+    step. Returns how many threads broke by overload."""
+    torn = tear_overstretched(pos, i, j, rest, tear_ratio, alive)
+    if torn:
+        kill_orphans(alive, parents)
+    return torn
+
+
+@numba.njit(cache=True)
 def kill_orphans(alive: npt.NDArray[np.bool_], parents: npt.NDArray[np.int64]) -> int:
     """Kill every alive thread that leans on a dead one (``parents`` ``(M, 4)``, -1 unused).
 

@@ -25,6 +25,10 @@ def gust_noise(x: float, y: float, time: float, seed: float) -> float:
     ) / 3.0
 
 
+Motion = tuple[float, float, float, float, float, float, float, float]
+"""``integrate``'s arguments after the particle arrays: gravity (x, y), wind (x, y), gust, time,
+damping per step and the step's length."""
+
 CROSSWIND = 0.8
 """The crosswise gust, relative to the along-wind one: a sheet only ripples when the
 force on it varies in direction as well as in strength."""
