@@ -197,11 +197,17 @@ def first_cell_at_or_after(
     """Where ``key`` is, or would be, in the ascending ``cell_key`` (a binary search in its block)."""
     cy = key // cols
     block = cy * ((cols + BLOCK - 1) // BLOCK) + (key - cy * cols) // BLOCK
-    low = block_start[block]
-    high = block_start[block + 1]
+    return first_at_least(cell_key, key, block_start[block], block_start[block + 1])
+
+
+@numba.njit(cache=True, **INNER)
+def first_at_least(values: npt.NDArray[np.integer], value: int, low: int, high: int) -> int:
+    """The first place in ``[low, high)`` of the ascending ``values`` that holds ``value`` or more
+    (``high`` if none): ``np.searchsorted`` on that range, a binary search written out, where numba's
+    ``searchsorted`` took half a second of a first start to compile in each kernel calling it."""
     while low < high:
         middle = (low + high) // 2
-        if cell_key[middle] < key:
+        if values[middle] < value:
             low = middle + 1
         else:
             high = middle
@@ -295,7 +301,7 @@ def find_pairs(
         )  # fmt: skip
         second_i, second_j, second_bucket = found_i[:0], found_j[:0], bucket[:0]
     else:
-        middle = np.searchsorted(cell_start[: cells + 1], binned // 2)
+        middle = first_at_least(cell_start, binned // 2, 0, cells + 1)
         second_i = np.empty_like(found_i)
         second_j = np.empty_like(found_j)
         second_bucket = np.empty_like(bucket)
