@@ -80,6 +80,12 @@ SWITCH = "WEFT_COMPILE_APART"
 HERE, APART = SIDES = ("here", "apart")
 """A plan's two sides: this process (the one whose frame needs the kernels) and the second."""
 
+STALE = (NumbaError, AttributeError, NameError, SyntaxError, TypeError)
+"""What a plan's line gives when the kernels have changed since it was recorded: a kernel renamed
+(``AttributeError``), a signature it no longer takes (numba's errors, ``TypeError``) or that numba's
+types cannot name (``NameError``, ``SyntaxError``). Such a line is passed over, never an error: the
+frame compiles what it needs."""
+
 _TYPES = {name: getattr(types, name) for name in dir(types) if not name.startswith("_")} | {
     "bool": types.boolean
 }
@@ -270,7 +276,7 @@ def compile_side(
         if not alone and heard.left_before(theirs):
             return
         # a stale plan (a kernel changed or renamed since): the frame compiles what it needs
-        with contextlib.suppress(NumbaError, AttributeError):
+        with contextlib.suppress(*STALE):
             unit.compile()
         tell(place)  # done either way: the other must not wait on it
 
@@ -300,8 +306,11 @@ def compile_apart(plan: str) -> None:
     if numba.config.DISABLE_JIT:  # kernels are plain Python: nothing compiles
         return
     units = recorded(plan)
-    if not units or all(unit.cached() for unit in roots(units)):
-        return
+    try:
+        if not units or all(unit.cached() for unit in roots(units)):
+            return
+    except STALE:  # a root the record names wrong: compile the plan, passing over what is stale
+        pass
     try:
         second = subprocess.Popen(
             [sys.executable, "-m", "weft.systems.first_start", plan],

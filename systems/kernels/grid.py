@@ -301,7 +301,7 @@ def find_pairs(
         )  # fmt: skip
         second_i, second_j, second_bucket = found_i[:0], found_j[:0], bucket[:0]
     else:
-        middle = first_at_least(cell_start, binned // 2, 0, cells + 1)
+        middle = first_at_least(cell_start, binned // 2, np.int64(0), cells + 1)
         second_i = np.empty_like(found_i)
         second_j = np.empty_like(found_j)
         second_bucket = np.empty_like(bucket)
