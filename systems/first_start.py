@@ -307,10 +307,11 @@ def compile_apart(plan: str) -> None:
         return
     units = recorded(plan)
     try:
-        if not units or all(unit.cached() for unit in roots(units)):
-            return
+        cached = all(unit.cached() for unit in roots(units))
     except STALE:  # a root the record names wrong: compile the plan, passing over what is stale
-        pass
+        cached = False
+    if not units or cached:
+        return
     try:
         second = subprocess.Popen(
             [sys.executable, "-m", "weft.systems.first_start", plan],

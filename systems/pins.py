@@ -53,8 +53,6 @@ class PinSystem(System):
 
     def process(self, step: Step) -> None:
         stores = world.stores()
-        if stores.pins.count == 0:
-            return
         particles = stores.particles
         arrays, scalars = pin_arguments(stores.pins, world.settings(), step)
         place_pins(particles.pos, particles.prev, particles.radius, *arrays, *scalars)

@@ -4,11 +4,9 @@ the substep's stages skipped only where they would have changed nothing."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 import pytest
-from support.worlds import sheet, simulate
+from support.worlds import counting, sheet, simulate
 
 from weft.components import Shake
 from weft.game.simulation import Simulation
@@ -83,24 +81,13 @@ def test_a_cloth_level_gives_the_same_bits_with_each_substep_in_one_call(
         assert not distances.alive[: distances.count].all()
 
 
-class Nudge(System):
-    """A custom SUBSTEP system that moves nothing but is never idle."""
-
-    name = "nudge"
-    stage: ClassVar[Stage] = Stage.SUBSTEP
-    runs = 0
-
-    def process(self, step: Step) -> None:
-        Nudge.runs += 1
-
-
 def compliant() -> Simulation:
     return sheet(cloth="compliance = 1e-5")
 
 
 def with_nudge() -> Simulation:
     sim = sheet()
-    sim.physics.add_system(Nudge())
+    sim.physics.add_system(counting("nudge", Stage.SUBSTEP))
     return sim
 
 
@@ -128,13 +115,12 @@ def test_anything_else_in_the_substep_runs_it_one_system_at_a_time(
 ) -> None:
     expected = one_by_one(make, monkeypatch)
     taken = offers(monkeypatch)
-    Nudge.runs = 0
     sim = make()
     sim.step(FRAMES)
     assert not any(taken)  # a custom system is never offered: the schedule does not ask
     assert state(sim) == expected
     if make is with_nudge:
-        assert Nudge.runs == FRAMES * sim.settings.resolved_substeps()
+        assert sim.schedule.get("nudge").runs == FRAMES * sim.settings.resolved_substeps()
 
 
 def busy(sim: Simulation, stage: Stage) -> list[str]:

@@ -4,11 +4,9 @@ has work in the iterations."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 import pytest
-from support.worlds import sheet
+from support.worlds import counting, sheet
 
 from weft.game.simulation import Simulation
 from weft.systems.distances import DistanceSystem
@@ -119,23 +117,12 @@ def test_every_iteration_in_one_call_is_the_kernels_one_after_the_other(seed: in
     np.testing.assert_array_equal(got[1], expected[1])
 
 
-class Counting(System):
-    """A custom ITERATION system that counts its runs."""
-
-    name = "counting"
-    stage: ClassVar[Stage] = Stage.ITERATION
-    runs = 0
-
-    def process(self, step: Step) -> None:
-        Counting.runs += 1
-
-
 def test_another_system_in_the_iterations_runs_every_iteration_beside_the_threads() -> None:
     sim = falling(20, 12)
-    Counting.runs = 0
-    sim.physics.add_system(Counting())
+    counter = counting("counting", Stage.ITERATION)
+    sim.physics.add_system(counter)
     sim.step(3)
-    assert Counting.runs == 3 * sim.settings.resolved_substeps() * sim.settings.iterations
+    assert counter.runs == 3 * sim.settings.resolved_substeps() * sim.settings.iterations
 
 
 def test_compliant_threads_run_one_iteration_at_a_time() -> None:

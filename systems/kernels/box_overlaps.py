@@ -34,6 +34,9 @@ MAX_SIDE = 1 << 20
 """Cells across (and down) at most: wider cells for a world of tiny boxes far apart, so that a cell's
 key never overflows (their count is the boxes', whatever the side)."""
 
+EMPTY = -(1 << 62)
+"""The key of a free slot of the cells' table (a cell's key, or a neighbour's, is never so low)."""
+
 
 @numba.njit(cache=True)
 def count_box_overlaps(
@@ -98,10 +101,6 @@ def count_box_overlaps(
                         later[j] += 1
                     j = next_box[j]
     return total
-
-
-EMPTY = -(1 << 62)
-"""The key of a free slot of the cells' table (a cell's key, or a neighbour's, is never so low)."""
 
 
 @numba.njit(cache=True, **INNER)

@@ -11,8 +11,23 @@ import numpy.typing as npt
 from weft.components import ThreadKind
 from weft.game.level.load import validate
 from weft.game.simulation import Simulation
+from weft.systems.schedule import Stage, Step, System
 
 INLINE = Path("inline.toml")
+
+
+def counting(name: str, stage: Stage) -> System:
+    """A custom system of ``stage`` called ``name`` that moves nothing, is never idle and counts the
+    times it runs (its ``runs``)."""
+
+    class Counting(System):
+        def process(self, step: Step) -> None:
+            self.runs += 1
+
+    Counting.name, Counting.stage = name, stage
+    system = Counting()
+    system.runs = 0
+    return system
 
 
 def simulate(toml: str) -> Simulation:
