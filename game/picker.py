@@ -3,13 +3,13 @@
 Up/Down (or the mouse) choose, Enter (or a click) plays, Escape quits. A
 list on the left, the chosen level large on the right.
 
-Thumbnails come from the disk cache (``weft.game.thumbnails``) when they exist.
-The missing ones are rendered in the picker's own updates, a slice of
-``RENDER_BUDGET`` seconds each, the chosen level first and then the rest in
-list order, after the list has been drawn once. The list never waits for a
-picture; it stutters now and then while they appear (see ``weft.game.thumbnails``
-for the pieces that take longer than a frame), and only in the first picker
-after a level changes.
+Thumbnails come from the disk cache (``weft.game.thumbnails``) when they exist,
+read in the first update after the list is drawn. The missing ones are
+rendered in the picker's own updates, a slice of ``RENDER_BUDGET`` seconds
+each, the chosen level first and then the rest in list order, after the list
+has been drawn once. The list never waits for a picture; it stutters now and
+then while they appear (see ``weft.game.thumbnails`` for the pieces that take
+longer than a frame), and only in the first picker after a level changes.
 """
 
 from __future__ import annotations
@@ -81,11 +81,10 @@ class PickerView(arcade.View):
             MUTED,
             11,
         )
-        self.names = [arcade.Text(entry.name, 0, 0, TEXT, 13, bold=True) for entry in self.entries]
-        text_width = LIST_WIDTH - ROW_THUMB[0] - 36
-        self.descriptions = [
-            arcade.Text(_fit(entry.description, text_width, 10), 0, 0, MUTED, 10) for entry in self.entries
-        ]
+        self._rows: dict[tuple[str, str], tuple[arcade.Text, arcade.Text]] = {}
+        """Each row's name and description as drawn, by the entry's (name, description): made when
+        first shown (a text takes 2 ms to lay out: the rows out of view wait), made again when a
+        new listing changes what a row says."""
         self.preview_left = MARGIN + LIST_WIDTH + PREVIEW_GAP
         preview_width = width - MARGIN - self.preview_left
         self.preview_size = (preview_width, preview_width * 9 // 16)
@@ -98,9 +97,13 @@ class PickerView(arcade.View):
             "", self.preview_left, 0, WARNING, 10, multiline=True, width=preview_width
         )
         self.placeholder = arcade.Text("", 0, 0, MUTED, 11, anchor_x="center", anchor_y="center")
+        self.ruler = arcade.Text("", 0, 0, font_size=10)
+        """Measures descriptions (``_fit``); never drawn."""
         self.status = arcade.Text("", MARGIN, MARGIN / 2, WARNING, 11)
         self._scroll_to_selected()
-        self._load_cached()
+        self._cached_loaded = False
+        """Whether the thumbnails already in the disk cache are loaded: in the first update after the
+        list is drawn (17 of them take 0.1 s to read and upload, which the list should not wait for)."""
 
     # -- choosing -------------------------------------------------------------
 
@@ -153,6 +156,7 @@ class PickerView(arcade.View):
     # -- thumbnails -----------------------------------------------------------
 
     def _load_cached(self) -> None:
+        self._cached_loaded = True
         for entry in self.entries:
             if entry.playable:
                 cached = self.game.thumbnails.cached(entry.path)
@@ -197,6 +201,8 @@ class PickerView(arcade.View):
             self._job = None
 
     def on_update(self, delta_time: float) -> None:
+        if self._shown and not self._cached_loaded:
+            self._load_cached()
         if self.game.preparing:
             return  # a thumbnail would compile the kernels here, freezing the window
         if not self.checked and self._shown and self.game.kernels_cached:  # they compile no more now
@@ -272,7 +278,7 @@ class PickerView(arcade.View):
             thumb_bottom = bottom + (top - bottom - ROW_THUMB[1]) / 2
             self._draw_thumbnail(entry, arcade.LBWH(thumb_left, thumb_bottom, *ROW_THUMB), small=True)
             text_left = thumb_left + ROW_THUMB[0] + 14
-            name, description = self.names[index], self.descriptions[index]
+            name, description = self._row_texts(entry)
             name.x, name.y = text_left, top - 22
             description.x, description.y = text_left, top - 42
             description.color = WARNING if not entry.playable else MUTED
@@ -282,6 +288,17 @@ class PickerView(arcade.View):
             self._draw_more("more above", first_top + 6)
         if self.top + self.rows_shown < len(self.entries):
             self._draw_more("more below", first_top - self.rows_shown * ROW_HEIGHT - 8)
+
+    def _row_texts(self, entry: LevelEntry) -> tuple[arcade.Text, arcade.Text]:
+        """The name and the description (cut to the row's width) ``entry``'s row shows."""
+        key = (entry.name, entry.description)
+        texts = self._rows.get(key)
+        if texts is None:
+            width = LIST_WIDTH - ROW_THUMB[0] - 36
+            name = arcade.Text(entry.name, 0, 0, TEXT, 13, bold=True)
+            description = _fit(entry.description, width, self.ruler)
+            texts = self._rows[key] = (name, arcade.Text(description, 0, 0, MUTED, 10))
+        return texts
 
     def _draw_more(self, label: str, y: float) -> None:
         self.placeholder.text = f"{label} (scroll)"
@@ -325,14 +342,15 @@ class PickerView(arcade.View):
             note = f"no picture: {self.failed[entry.path]}"
         else:
             note = "rendering a picture..."
-        self.placeholder.text = _fit(note, rect.width - 20, 11)
+        self.placeholder.text = _fit(note, rect.width - 20, self.placeholder)
         self.placeholder.x, self.placeholder.y = rect.x, rect.y
         self.placeholder.draw()
 
 
-def _fit(text: str, width: float, size: float) -> str:
-    """``text`` cut (with an ellipsis) to the longest start that fits ``width`` px at font ``size``."""
-    measure = arcade.Text(text, 0, 0, font_size=size)
+def _fit(text: str, width: float, measure: arcade.Text) -> str:
+    """``text`` cut (with an ellipsis) to the longest start that fits ``width`` px in the font of
+    ``measure``, a text whose own text it sets (a new text for each measure took 2 ms, setting it 0.3)."""
+    measure.text = text
     if measure.content_width <= width:
         return text
     low, high = 0, len(text)  # the longest fitting length is in [low, high)

@@ -148,7 +148,10 @@ def test_the_picker_renders_missing_thumbnails_in_slices_chosen_level_first(game
             break
     assert set(picker.thumbnails) == {LEVELS_DIR / "stack.toml"}
     assert game.thumbnails.cached(LEVELS_DIR / "stack.toml") is not None
-    again = game.pick()  # a picker opened later shows it at once, from the cache
+    again = game.pick()  # a picker opened later shows it from the cache, once its list is drawn
+    assert again.thumbnails == {}
+    again.on_draw()
+    again.on_update(1 / 60)
     assert set(again.thumbnails) == {LEVELS_DIR / "stack.toml"}
 
 
@@ -310,3 +313,16 @@ def test_with_the_kernels_cached_the_list_is_drawn_first_and_checked_whole_aside
         picker.on_update(1 / 60)
     assert picker.checked and counted and not picker.entry.playable
     assert "overlapping box pairs at the start" in " ".join(picker.entry.problems)
+
+
+def test_a_row_says_what_its_entry_says_when_the_list_is_made_again(game) -> None:
+    from weft.game.catalog import LevelEntry
+
+    picker = game.pick()
+    picker.on_draw()
+    first = picker.entries[0]
+    # the listing with the checks that run kernels may find a level broken after the first draw
+    picker.entries = [LevelEntry(first.path, first.path.stem, "this level has problems", ["bad"])]
+    picker.on_draw()
+    name, description = picker._row_texts(picker.entries[0])
+    assert (name.text, description.text) == (first.path.stem, "this level has problems")
