@@ -101,6 +101,8 @@ class Hud:
             flags.append(self.notice)
         self.status.text = " · ".join(flags)
         self.problem.text = session.message
+        # the hint sits where most levels draw their floor: a shade keeps it readable there
+        arcade.draw_lrbt_rectangle_filled(6, 18 + self.hint.content_width, 6, 28, SHADE)
         for text in (self.title, self.stats, self.status, self.hint, self.problem):
             text.draw()
         if session.show_help:
