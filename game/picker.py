@@ -4,7 +4,7 @@ Up/Down (or the mouse) choose, Enter (or a click) plays, Escape quits. A
 list on the left, the chosen level large on the right.
 
 Thumbnails come from the disk cache (``weft.game.thumbnails``) when they exist,
-read in the first update after the list is drawn. The missing ones are
+read in the updates after the list is drawn. The missing ones are
 rendered in the picker's own updates, a slice of ``RENDER_BUDGET`` seconds
 each, the chosen level first and then the rest in list order, after the list
 has been drawn once. The list never waits for a picture; it stutters now and
@@ -15,6 +15,7 @@ longer than a frame), and only in the first picker after a level changes.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     from weft.game.window import Game
 
 RENDER_BUDGET = 0.008
-"""s of thumbnail rendering per update: half of a 60 Hz frame, the other half for drawing."""
+"""s of thumbnail work per update (reading them from the cache, or rendering): half of a 60 Hz
+frame, the other half for drawing."""
 
 ROW_SELECTED = (48, 56, 78)
 THUMB_BACKGROUND = (12, 14, 20)
@@ -101,9 +103,8 @@ class PickerView(arcade.View):
         """Measures descriptions (``_fit``); never drawn."""
         self.status = arcade.Text("", MARGIN, MARGIN / 2, WARNING, 11)
         self._scroll_to_selected()
-        self._cached_loaded = False
-        """Whether the thumbnails already in the disk cache are loaded: in the first update after the
-        list is drawn (17 of them take 0.1 s to read and upload, which the list should not wait for)."""
+        self._looked: set[Path] = set()
+        """Levels whose thumbnail was looked for in the disk cache (``_load_cached``)."""
 
     # -- choosing -------------------------------------------------------------
 
@@ -155,13 +156,21 @@ class PickerView(arcade.View):
 
     # -- thumbnails -----------------------------------------------------------
 
-    def _load_cached(self) -> None:
-        self._cached_loaded = True
-        for entry in self.entries:
-            if entry.playable:
-                cached = self.game.thumbnails.cached(entry.path)
-                if cached is not None:
-                    self.thumbnails[entry.path] = arcade.load_texture(cached)
+    def _load_cached(self, budget: float = RENDER_BUDGET) -> bool:
+        """Read the thumbnails the disk cache has for up to ``budget`` seconds, the chosen level's and
+        the rows in view first; True once every level's was looked for. Not before the list is drawn,
+        nor all in one update: reading and uploading 17 took 0.17 s, a window that stops answering."""
+        started = time.perf_counter()
+        for entry in self._in_order():
+            if entry.path in self._looked or not entry.playable:
+                continue
+            if time.perf_counter() - started > budget:
+                return False
+            self._looked.add(entry.path)
+            cached = self.game.thumbnails.cached(entry.path)
+            if cached is not None:
+                self.thumbnails[entry.path] = arcade.load_texture(cached)
+        return True
 
     def render_thumbnails(self, budget: float = RENDER_BUDGET) -> None:
         """Spend up to ``budget`` seconds on the next missing thumbnail (the chosen level's first)."""
@@ -183,12 +192,17 @@ class PickerView(arcade.View):
             self.thumbnails[job.level] = arcade.load_texture(job.target)
 
     def _next_without_thumbnail(self) -> LevelEntry | None:
-        visible = range(self.top, min(len(self.entries), self.top + self.rows_shown))
-        for index in [self.selected, *visible, *range(len(self.entries))]:
-            entry = self.entries[index]
+        for entry in self._in_order():
             if entry.playable and entry.path not in self.thumbnails and entry.path not in self.failed:
                 return entry
         return None
+
+    def _in_order(self) -> list[LevelEntry]:
+        """The entries a picture is wanted for first: the chosen one, the rows in view, then all."""
+        if not self.entries:
+            return []
+        visible = range(self.top, min(len(self.entries), self.top + self.rows_shown))
+        return [self.entries[index] for index in (self.selected, *visible, *range(len(self.entries)))]
 
     # -- arcade events --------------------------------------------------------
 
@@ -201,8 +215,8 @@ class PickerView(arcade.View):
             self._job = None
 
     def on_update(self, delta_time: float) -> None:
-        if self._shown and not self._cached_loaded:
-            self._load_cached()
+        if self._shown and not self._load_cached():
+            return  # the cache first: a picture rendered now might be one it has
         if self.game.preparing:
             return  # a thumbnail would compile the kernels here, freezing the window
         if not self.checked and self._shown and self.game.kernels_cached:  # they compile no more now
