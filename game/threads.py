@@ -13,8 +13,8 @@ quiet, two threads cost a frame the wake of numba's worker, asleep since the
 last frame: a frame's first parallel region, with nothing to do, took 45 µs
 here after 0.25 ms away, 90 µs after 5 ms and 300 µs after 10 ms (a game's
 frame at 60 Hz). So the step starts on one thread, tries the other count
-for a frame now and then, and keeps whichever is faster (``ThreadChoice``). The clock alone
-cannot see a second copy of the same scene: each copy on two threads
+for a frame now and then, and keeps whichever is faster (``ThreadChoice``).
+The clock alone cannot see a second copy of the same scene: each copy on two threads
 slows the other's joins, and one thread tried alone, sharing its core
 with the other's two, is too little faster to win (the 5050-box
 pyramid's 95th-percentile frame went 1.6 times up beside a copy). So
