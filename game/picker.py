@@ -105,6 +105,9 @@ class PickerView(arcade.View):
         self._scroll_to_selected()
         self._looked: set[Path] = set()
         """Levels whose thumbnail was looked for in the disk cache (``_load_cached``)."""
+        self._looked_through: list[LevelEntry] | None = None
+        """The listing every level of which was looked for: until a new listing replaces it, an
+        update has nothing to read."""
 
     # -- choosing -------------------------------------------------------------
 
@@ -160,6 +163,8 @@ class PickerView(arcade.View):
         """Read the thumbnails the disk cache has for up to ``budget`` seconds, the chosen level's and
         the rows in view first; True once every level's was looked for. Not before the list is drawn,
         nor all in one update: reading and uploading 17 took 0.17 s, a window that stops answering."""
+        if self._looked_through is self.entries:
+            return True
         started = time.perf_counter()
         for entry in self._in_order():
             if entry.path in self._looked or not entry.playable:
@@ -170,6 +175,7 @@ class PickerView(arcade.View):
             cached = self.game.thumbnails.cached(entry.path)
             if cached is not None:
                 self.thumbnails[entry.path] = arcade.load_texture(cached)
+        self._looked_through = self.entries
         return True
 
     def render_thumbnails(self, budget: float = RENDER_BUDGET) -> None:

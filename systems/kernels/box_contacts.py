@@ -283,7 +283,7 @@ def _warm_impulses(
         c_normal_impulse[k] = 0.0
         c_tangent_impulse[k] = 0.0
         key = float(c_key[k])
-        slot = _hash(c_key[k]) & (size - 1)
+        slot = fibonacci_hash(c_key[k]) & (size - 1)
         while table[slot, 0] >= 0.0:
             if table[slot, 0] == key:
                 c_normal_impulse[k] = table[slot, 1]
@@ -297,8 +297,9 @@ GOLDEN = -7046029254386353131
 
 
 @numba.njit(cache=True, **INNER)
-def _hash(key: int) -> int:
-    """Well-mixed bits of a contact key (Fibonacci hashing: the product wraps; callers mask the result)."""
+def fibonacci_hash(key: int) -> int:
+    """Well-mixed bits of an integer key (Fibonacci hashing: the product wraps; callers mask the
+    result to their table's power-of-two size): contact keys here, cell keys in ``box_overlaps``."""
     return (key * GOLDEN) >> 20
 
 
@@ -354,7 +355,7 @@ def _remember_half(
     high = low + (size >> 1)
     table[low:high, 0] = -1.0
     for k in range(c_key.shape[0]):
-        slot = _hash(c_key[k]) & (size - 1)
+        slot = fibonacci_hash(c_key[k]) & (size - 1)
         if slot < low or slot >= high:
             continue
         while table[slot, 0] >= 0.0:

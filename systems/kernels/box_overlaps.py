@@ -23,7 +23,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.box_contacts import GOLDEN
+from weft.systems.kernels.box_contacts import fibonacci_hash
 from weft.systems.kernels.jit import INNER
 
 TOUCH = 0.01
@@ -106,11 +106,11 @@ def count_box_overlaps(
 @numba.njit(cache=True, **INNER)
 def _slot(cell_key: npt.NDArray[np.int64], key: int) -> int:
     """Where cell ``key`` is in the table ``cell_key`` (of a power-of-two size), or the free slot it
-    would take: linear probing from its Fibonacci hash (bits of the upper half of a product that
-    wraps). The keys sorted instead (``np.argsort``, then ``np.searchsorted`` for a neighbour) made
-    the count 2.4 s longer to compile, in the first start of a level of many boxes."""
+    would take: linear probing from its ``fibonacci_hash``. The keys sorted instead (``np.argsort``,
+    then ``np.searchsorted`` for a neighbour) made the count 2.4 s longer to compile, in the first
+    start of a level of many boxes."""
     mask = cell_key.shape[0] - 1
-    slot = ((key * GOLDEN) >> 32) & mask
+    slot = fibonacci_hash(key) & mask
     while cell_key[slot] != EMPTY and cell_key[slot] != key:
         slot = (slot + 1) & mask
     return slot
