@@ -15,6 +15,9 @@ caches. ``substep_ms`` and ``rest_ms`` split our frame taken in turns
 (``Schedule.timings``, over as many frames again): the substep's one kernel
 call (integrate, pins, the iterations, contain and tear: ``cloth_step``), and the
 rest of the frame (the other systems, the schedule, the step around them).
+``paced_ms`` is ours stepped as a 60 Hz game steps it, once a 1/60 s tick with
+the thread asleep in between (``time_paced``), and ``paced_ratio`` pymunk's
+frame so stepped over it; ``paced_cores`` the thread count chosen by then.
 Beside that, it prints the pass's cost per thread-projection on
 one core and the limit this machine sets it (``bench/projection.py``), and
 ``cores``, the thread count the step had chosen by the last frame.
@@ -37,7 +40,7 @@ from typing import Any
 
 import pymunk
 
-from weft.bench.measure import WARMUP_FRAMES, SceneResult, measure_drawing, time_taking_turns
+from weft.bench.measure import WARMUP_FRAMES, SceneResult, measure_drawing, time_paced, time_taking_turns
 from weft.bench.projection import projection_figures
 from weft.components import Stores
 from weft.game.level.load import validate
@@ -146,6 +149,10 @@ def run(frames: int) -> SceneResult:
         params["alone_ratio"] = round(theirs.median / alone.median, 2)
         params.update(frame_split(sim, lambda: space.step(FRAME_DT), frames))
         params["cores"] = sim.physics.threads.current  # the frames ended on (ThreadChoice)
+        paced, theirs_paced = time_paced((sim.step, lambda: space.step(FRAME_DT)), frames, WARMUP_FRAMES)
+        params["paced_ms"] = round(paced.median, 3)
+        params["paced_ratio"] = round(theirs_paced.median / paced.median, 2)
+        params["paced_cores"] = sim.physics.threads.current
         params.update(projection_figures(sim))
         draw_ms = measure_drawing(sim, frames)
     finally:

@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +61,9 @@ def test_bench_json_lists_the_contract_keys_with_consistent_figures() -> None:
     assert result["params"]["frames"] == 5
     # the frame split: each substep ran as one kernel call, and the step did more than that
     assert result["params"]["substep_ms"] > 0 and result["params"]["rest_ms"] > 0
+    # stepped as a 60 Hz game steps it, beside pymunk's frame so stepped
+    assert result["params"]["paced_ms"] > 0 and result["params"]["paced_ratio"] > 0
+    assert result["params"]["paced_cores"] in (1, 2)
     assert result["ms"] > 0
     assert result["pymunk_ms"] > 0
     assert result["ratio"] == pytest.approx(result["pymunk_ms"] / result["ms"])
@@ -132,6 +137,26 @@ def test_skin_json_reports_the_naive_reference_beside_it_and_that_they_agree() -
     assert params["naive_vs_blended_px"] < 1e-9  # the two formulas, as the skinning tests demand
     assert result["ms"] > 0 and params["naive_ms"] > 0
     assert result["pymunk_ms"] is None and result["ratio"] is None
+
+
+def test_paced_frames_start_a_tick_apart_and_take_turns_at_going_first() -> None:
+    from weft.bench.measure import time_paced
+    from weft.components import FRAME_DT
+
+    calls: list[tuple[str, float]] = []
+
+    def step(name: str) -> Callable[[], None]:
+        return lambda: calls.append((name, time.perf_counter()))
+
+    began = time.perf_counter()
+    ours, theirs = time_paced((step("ours"), step("theirs")), frames=3, warmup=1)
+
+    firsts = [name for name, _ in calls[::2]]
+    assert firsts == ["ours", "theirs", "ours", "theirs"]  # one going first, then the other
+    assert [name for name, _ in calls[1::2]] == ["theirs", "ours", "theirs", "ours"]
+    ticks = [at for _, at in calls[::2]]  # tick k starts no sooner than k frames after the call
+    assert all(at >= began + k * FRAME_DT for k, at in enumerate(ticks))
+    assert ours.median >= 0 and theirs.median >= 0
 
 
 def test_unknown_scene_exits_1_naming_the_available_ones_and_a_close_match(
