@@ -418,7 +418,10 @@ class Game:
         return self.playing
 
     def pick(self, selected: Path | None = None) -> arcade.View:
-        """Show the level picker, ``selected`` (a level file) highlighted."""
+        """Show the level picker, ``selected`` (a level file) highlighted; the kernels not yet cached
+        start compiling aside (``prepare``), however the picker was reached: its thumbnails would
+        compile them here, the window frozen seconds at a time (after ``weft play LEVEL``, Escape)."""
+        self.prepare()
         view = PickerView(self, selected)
         self.window.show_view(view)
         return view
@@ -473,7 +476,6 @@ def play(
     window = open_window(*WINDOW_SIZE, "Weft")
     game = Game(window, allow_import=allow_import)
     if level is None:
-        game.prepare()
         game.pick(selected=DEFAULT_LEVEL)
     else:
         game.play(level, script, overrides)

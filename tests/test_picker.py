@@ -244,6 +244,28 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     assert not game.preparing and game.preparation is None
 
 
+
+def test_the_picker_reached_from_a_level_on_a_first_start_compiles_the_kernels_aside(
+    game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arcade
+
+    from weft.game import window as window_module
+    from weft.game.level import load_level
+
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: False)
+    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
+    game.prepared.add(DEFAULT_LEVEL.resolve())  # as ``weft play LEVEL`` once its own kernels compiled
+    view = game.play(load_level(DEFAULT_LEVEL))
+    assert game.preparation is None
+
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    picker = game.window.current_view
+    picker.on_draw()
+    picker.on_update(1 / 60)
+    assert isinstance(game.preparation, FakePreparation)  # everything else compiles in a child
+    assert not picker.thumbnails and picker._job is None  # and no thumbnail compiles here
+
 CROWDED = "\n".join(
     f'[[boxes]]\nname = "p{k}"\nlayout = "pyramid"\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n'
     for k in range(10)
