@@ -65,6 +65,7 @@ from weft.systems.edits import rekey_contacts, remove_rows
 from weft.systems.frame import default_schedule
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
+from weft.systems.registry import with_params
 from weft.systems.schedule import Schedule, System
 from weft.systems.skeletons import joint_positions
 from weft.systems.softbody import head_line
@@ -217,8 +218,13 @@ class Physics:
         return Level.model_construct(world=world, tools=tools, **tables)
 
     def add_system(self, system: System) -> None:
-        """Put a custom system (a ``weft.System``) into this world's schedule, at its stage and place."""
-        self.schedule.add(system)
+        """Put a custom system (a ``weft.System``) into this world's schedule, at its stage and place.
+
+        A system without ``params`` gets its ``Params``' defaults; set ``system.params =
+        MySystem.Params(strength=...)`` (or a dict of them) before to choose them. Raises
+        ``weft.systems.registry.RegistryError`` for parameters that do not fit, and
+        ``weft.systems.schedule.ScheduleError`` for a place no order can give."""
+        self.schedule.add(with_params(system))
         self.schedule.after_custom = self.guard
 
     def close(self) -> None:

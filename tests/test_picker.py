@@ -244,7 +244,6 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     assert not game.preparing and game.preparation is None
 
 
-
 def test_the_picker_reached_from_a_level_on_a_first_start_compiles_the_kernels_aside(
     game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -265,6 +264,7 @@ def test_the_picker_reached_from_a_level_on_a_first_start_compiles_the_kernels_a
     picker.on_update(1 / 60)
     assert isinstance(game.preparation, FakePreparation)  # everything else compiles in a child
     assert not picker.thumbnails and picker._job is None  # and no thumbnail compiles here
+
 
 CROWDED = "\n".join(
     f'[[boxes]]\nname = "p{k}"\nlayout = "pyramid"\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n'

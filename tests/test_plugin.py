@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import Field
 
 import weft
 from weft.components import CutStroke
@@ -218,6 +219,42 @@ def test_a_custom_system_can_add_and_remove_bodies_which_happen_when_the_frame_e
     assert made and made[0] in physics.bodies() and bodies["crate"] not in physics.bodies()
     assert physics.stores.particles.count == 12 * 8 + 41
     assert physics.stores.rigid.count == 3
+
+
+class Wind(weft.System):
+    """A custom system with parameters, made by hand (not from a level)."""
+
+    name = "blow"
+    stage = weft.Stage.FRAME_START
+
+    class Params(weft.SystemParams):
+        push: float = Field(3.0, ge=0.0, le=10.0, description="px a frame")
+
+    params: Params
+
+    def process(self, step: weft.Step) -> None:
+        particles = weft.systems.world.stores().particles
+        particles.pos[: particles.count, 0] += self.params.push
+
+
+def test_a_custom_system_added_by_hand_gets_its_params_defaults_or_a_sentence(game_world: str) -> None:
+    physics = weft.Physics()
+    physics.add(weft.Balls(positions=[[400, 400]], radius=[8, 8]))
+    blow = Wind()
+    physics.add_system(blow)  # no params set: the class's defaults, not an AttributeError mid-frame
+    assert blow.params == Wind.Params()
+    physics.step()
+    physics.schedule.remove("blow")
+
+    chosen = Wind()
+    chosen.params = {"push": 5}  # a table of its values, validated
+    physics.add_system(chosen)
+    assert chosen.params == Wind.Params(push=5.0)
+    for wrong, said in (({"push": 11}, "push: Input should be less than or equal to 10"), (7, "got int")):
+        bad = Wind()
+        bad.params = wrong
+        with pytest.raises(ValueError, match=said):
+            physics.add_system(bad)
 
 
 def test_clearing_the_games_world_empties_weft_too(game_world: str) -> None:
