@@ -29,6 +29,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+import numpy as np
+
+from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems.first_start import compile_apart, plan_like, watch
@@ -110,6 +113,7 @@ def prepare_physics(
             try:
                 compile_like_apart(sim, path, overrides)
                 sim.step(WARM_FRAMES)
+                act_once(sim)
             finally:
                 sim.close()
         finally:
@@ -121,6 +125,57 @@ def prepare_physics(
         with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
             READY_MARK.write_text("every shipped level stepped with these kernels\n")
     return time.perf_counter() - started
+
+
+def act_once(sim: Simulation) -> None:
+    """Use each tool ``sim``'s level offers once, cut with the right button and poke, pressing on a
+    body; then put a free point outside the walls and one inside a box for a frame. ``sim`` is built
+    only to be warmed, and thrown away after. The kernels a level calls only when the player acts,
+    or once something first meets a wall or a box, so compile while the preparation says so, not in
+    the window mid-play: stepped alone, the ragdoll froze 1.5 s when it first touched its ramp,
+    balls 0.6 s when the first circle met a wall."""
+    session = Session(sim)
+    x, y = _something_at(sim)
+    for name in session.tools:
+        for event in (
+            {"type": "tool", "name": name},
+            {"type": "mouse_press", "x": x, "y": y, "button": "left"},
+            {"type": "mouse_drag", "x": x + 12.0, "y": y + 8.0, "dx": 12.0, "dy": 8.0, "buttons": ["left"]},
+        ):
+            session.queue(event)
+        session.advance()
+        session.queue({"type": "mouse_release", "x": x + 12.0, "y": y + 8.0, "button": "left"})
+        session.advance()
+    session.queue({"type": "mouse_press", "x": x - 20.0, "y": y, "button": "right"})
+    session.queue({"type": "mouse_drag", "x": x + 20.0, "y": y, "dx": 40.0, "dy": 0.0, "buttons": ["right"]})
+    session.queue({"type": "key_press", "key": "ENTER"})
+    session.advance()
+    session.queue({"type": "mouse_release", "x": x + 20.0, "y": y, "button": "right"})
+    session.advance()
+    particles, boxes = sim.stores.particles, sim.stores.rigid
+    free = np.flatnonzero(particles.inv_mass[: particles.count] > 0.0)
+    if len(free):
+        left, bottom, _, _ = sim.settings.walls
+        particles.pos[free[0]] = particles.prev[free[0]] = (left - 50.0, bottom - 50.0)
+        movable = np.flatnonzero(boxes.inv_mass[: boxes.count] > 0.0)
+        if len(movable) and len(free) > 1:
+            particles.pos[free[-1]] = particles.prev[free[-1]] = boxes.pos[movable[0]]
+        session.advance()
+
+
+def _something_at(sim: Simulation) -> tuple[float, float]:
+    """A point on a body of ``sim``: its first movable box's centre, else its first free point, else
+    the middle of the walls."""
+    particles, boxes = sim.stores.particles, sim.stores.rigid
+    for count, pos, inv_mass in (
+        (boxes.count, boxes.pos, boxes.inv_mass),
+        (particles.count, particles.pos, particles.inv_mass),
+    ):
+        movable = np.flatnonzero(inv_mass[:count] > 0.0)
+        if len(movable):
+            return float(pos[movable[0], 0]), float(pos[movable[0], 1])
+    left, bottom, right, top = sim.settings.walls
+    return 0.5 * (left + right), 0.5 * (bottom + top)
 
 
 def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Callable[[str, int, int], None]:

@@ -37,6 +37,36 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     assert warmup.kernels_ready()
 
 
+def test_a_level_prepared_has_used_every_tool_cut_poked_and_met_a_wall_and_a_box(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from weft.game.session import Session
+    from weft.game.simulation import Simulation
+    from weft.systems import bounds, box_particles
+
+    sim = Simulation.load(LEVELS_DIR / "ragdoll.toml")
+    applied: list[dict[str, object]] = []
+    called: list[str] = []
+    apply = Session.apply
+    monkeypatch.setattr(
+        Session, "apply", lambda session, event: applied.append(event) or apply(session, event)
+    )
+    for module, name in ((bounds, "clamp_to_bounds"), (box_particles, "push_out_of_boxes")):
+        kernel = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, k=kernel, n=name: called.append(n) or k(*args))
+    try:
+        sim.step(warmup.WARM_FRAMES)
+        assert not called  # nothing met a wall or a box yet: those kernels would compile mid-play
+        warmup.act_once(sim)
+    finally:
+        sim.close()
+    assert {"clamp_to_bounds", "push_out_of_boxes"} <= set(called)
+    chosen = {event["name"] for event in applied if event["type"] == "tool"}
+    assert chosen == set(sim.level.model.tools.available)
+    buttons = {(event["type"], event.get("button")) for event in applied}
+    assert {("mouse_press", "left"), ("mouse_press", "right"), ("key_press", None)} <= buttons
+
+
 def test_a_slow_first_frame_says_it_compiles_and_how_long_it_took(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -112,3 +142,16 @@ def test_weft_warmup_prepares_every_shipped_level() -> None:
     assert lines[-1] == warmup.progress_line(len(shipped), len(shipped), "done")
     assert done.stdout.startswith("physics ready in ")
     assert warmup.kernels_ready()
+
+
+def test_weft_warmup_of_a_level_with_problems_says_them_before_compiling_anything(tmp_path: Path) -> None:
+    level = tmp_path / "typo.toml"
+    level.write_text("[[cloth]]\nname = 'sheet'\ncolz = 3\n")
+    missing = tmp_path / "missing.toml"
+    for path, said in ((missing, "no such file"), (level, "cloth.0.colz")):
+        done = subprocess.run(
+            [sys.executable, "-m", "weft", "warmup", str(path)], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 1
+        (line,) = done.stderr.splitlines()  # no "preparing physics" line before it
+        assert line.startswith(str(path)) and said in line
