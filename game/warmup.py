@@ -40,7 +40,7 @@ from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.grid import PARALLEL_PARTICLES
 from weft.systems.kernels.jit import THREADED_FROM
-from weft.systems.warmup import call_every_kernel
+from weft.systems.warmup import call_every_kernel, call_sleep_kernels, call_wall_kernels
 
 WARM_FRAMES = 2
 """Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
@@ -128,24 +128,34 @@ def prepare_physics(
 
 
 def act_once(sim: Simulation) -> None:
-    """Use each tool ``sim``'s level offers once, cut with the right button and poke, pressing on a
-    body; then put a free point outside the walls and one inside a box for a frame. ``sim`` is built
-    only to be warmed, and thrown away after. The kernels a level calls only when the player acts,
-    or once something first meets a wall or a box, so compile while the preparation says so, not in
-    the window mid-play: stepped alone, the ragdoll froze 1.5 s when it first touched its ramp,
-    balls 0.6 s when the first circle met a wall."""
+    """Play ``sim``'s level once the way a player may, a frame or two each: each tool it offers
+    pressed on a box and on a free point, a cut with the right button, a poke; then a free point put
+    outside the walls and one inside a box. ``sim`` is built only to be warmed, and thrown away
+    after. The kernels a level calls only when the player acts, or once something first meets a wall
+    or a box, so compile while the preparation says so, not in the window mid-play: stepped alone,
+    the ragdoll froze 1.5 s when it first touched its ramp, balls 0.6 s when the first circle met a
+    wall. The wall's clamp on its own and the sleepers' waking, which a frame runs only in some
+    states (the iterations not fused, a box asleep), are called directly."""
     session = Session(sim)
-    x, y = _something_at(sim)
     for name in session.tools:
-        for event in (
-            {"type": "tool", "name": name},
-            {"type": "mouse_press", "x": x, "y": y, "button": "left"},
-            {"type": "mouse_drag", "x": x + 12.0, "y": y + 8.0, "dx": 12.0, "dy": 8.0, "buttons": ["left"]},
-        ):
-            session.queue(event)
-        session.advance()
-        session.queue({"type": "mouse_release", "x": x + 12.0, "y": y + 8.0, "button": "left"})
-        session.advance()
+        for x, y in _bodies_at(sim):  # where they are now: the tool before may have moved them
+            for event in (
+                {"type": "tool", "name": name},
+                {"type": "mouse_press", "x": x, "y": y, "button": "left"},
+                {
+                    "type": "mouse_drag",
+                    "x": x + 12.0,
+                    "y": y + 8.0,
+                    "dx": 12.0,
+                    "dy": 8.0,
+                    "buttons": ["left"],
+                },
+            ):
+                session.queue(event)
+            session.advance()
+            session.queue({"type": "mouse_release", "x": x + 12.0, "y": y + 8.0, "button": "left"})
+            session.advance()
+    x, y = _bodies_at(sim)[-1]
     session.queue({"type": "mouse_press", "x": x - 20.0, "y": y, "button": "right"})
     session.queue({"type": "mouse_drag", "x": x + 20.0, "y": y, "dx": 40.0, "dy": 0.0, "buttons": ["right"]})
     session.queue({"type": "key_press", "key": "ENTER"})
@@ -153,6 +163,10 @@ def act_once(sim: Simulation) -> None:
     session.queue({"type": "mouse_release", "x": x + 20.0, "y": y, "button": "right"})
     session.advance()
     particles, boxes = sim.stores.particles, sim.stores.rigid
+    if particles.count:
+        call_wall_kernels()  # the clamp on its own: a frame that meets a wall may not run it so
+    if boxes.count:
+        call_sleep_kernels()
     free = np.flatnonzero(particles.inv_mass[: particles.count] > 0.0)
     if len(free):
         left, bottom, _, _ = sim.settings.walls
@@ -163,19 +177,22 @@ def act_once(sim: Simulation) -> None:
         session.advance()
 
 
-def _something_at(sim: Simulation) -> tuple[float, float]:
-    """A point on a body of ``sim``: its first movable box's centre, else its first free point, else
-    the middle of the walls."""
+def _bodies_at(sim: Simulation) -> list[tuple[float, float]]:
+    """Points on ``sim``'s bodies: its first movable box's centre and its first free point, those it
+    has (a grab takes each its own way); the middle of the walls when it has neither."""
     particles, boxes = sim.stores.particles, sim.stores.rigid
+    found = []
     for count, pos, inv_mass in (
         (boxes.count, boxes.pos, boxes.inv_mass),
         (particles.count, particles.pos, particles.inv_mass),
     ):
         movable = np.flatnonzero(inv_mass[:count] > 0.0)
         if len(movable):
-            return float(pos[movable[0], 0]), float(pos[movable[0], 1])
-    left, bottom, right, top = sim.settings.walls
-    return 0.5 * (left + right), 0.5 * (bottom + top)
+            found.append((float(pos[movable[0], 0]), float(pos[movable[0], 1])))
+    if not found:
+        left, bottom, right, top = sim.settings.walls
+        found.append((0.5 * (left + right), 0.5 * (bottom + top)))
+    return found
 
 
 def _kernels_of(report: Report | None, done: int, total: int, name: str) -> Callable[[str, int, int], None]:

@@ -19,6 +19,7 @@ import numpy as np
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.box_overlaps import count_box_overlaps
+from weft.systems.kernels.box_sleep import wake_touched
 from weft.systems.kernels.cells import same_triangles, weave_cells
 from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import needs_general, relax_distances, relax_rigid_distances
@@ -42,6 +43,25 @@ def warm_kernels() -> None:
     later calls return at once)."""
     if READY_MARK.exists():
         call_every_kernel()
+
+
+def call_wall_kernels() -> None:
+    """The walls' test and clamp (``bounds``), on tiny arrays of the dtypes the systems pass: the
+    clamp runs only once a point meets a wall, in a substep whose iterations are not one call."""
+    pos = np.array([[0.0, 0.0], [10.0, 0.0]])
+    radius = np.ones(2)
+    all_inside_walls(pos, radius, -100.0, -100.0, 100.0, 100.0)
+    kind = np.array([0, 1], dtype=np.uint8)
+    clamp_to_bounds(
+        pos, pos.copy(), radius, np.ones(2), kind, -100.0, -100.0, 100.0, 100.0, 0.5, 0.5, 0.1, 0.1, 0.0, 0.0
+    )
+
+
+def call_sleep_kernels() -> None:
+    """Waking the sleeping boxes a moving one may touch (``wake_touched``), on empty arrays of the
+    dtypes the box step passes: it runs only once some box has fallen asleep."""
+    none = np.zeros(0, dtype=np.int64)
+    wake_touched(none, none, np.zeros(0), np.zeros(0, dtype=np.bool_), none, np.zeros(0))
 
 
 def call_every_kernel() -> None:
@@ -81,10 +101,8 @@ def call_every_kernel() -> None:
     )
     kind = np.array([0, 1], dtype=np.uint8)
     radius = np.ones(2)
-    all_inside_walls(pos, radius, -100.0, -100.0, 100.0, 100.0)
-    clamp_to_bounds(
-        pos, prev, radius, inv_mass, kind, -100.0, -100.0, 100.0, 100.0, 0.5, 0.5, 0.1, 0.1, 0.0, 0.0
-    )
+    call_wall_kernels()
+    call_sleep_kernels()
     no_parents = np.full((1, 4), -1, dtype=np.int64)
     break_overstretched(pos, i, j, rest, alive, np.full(1, np.inf), no_parents)
     kill_orphans(alive, no_parents)
