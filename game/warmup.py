@@ -40,7 +40,12 @@ from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
 from weft.systems.kernels.grid import PARALLEL_PARTICLES
 from weft.systems.kernels.jit import THREADED_FROM
-from weft.systems.warmup import call_every_kernel, call_sleep_kernels, call_wall_kernels
+from weft.systems.warmup import (
+    call_cloth_drawing_kernels,
+    call_every_kernel,
+    call_sleep_kernels,
+    call_wall_kernels,
+)
 
 WARM_FRAMES = 2
 """Frames each level steps (the first lists pairs, the second keeps them: both paths compiled)."""
@@ -114,6 +119,8 @@ def prepare_physics(
                 compile_like_apart(sim, path, overrides)
                 sim.step(WARM_FRAMES)
                 act_once(sim)
+                if sim.level.model.cloth:  # a sheet's first draw would compile these in the window
+                    call_cloth_drawing_kernels()
             finally:
                 sim.close()
         finally:

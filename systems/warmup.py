@@ -64,6 +64,18 @@ def call_sleep_kernels() -> None:
     wake_touched(none, none, np.zeros(0), np.zeros(0, dtype=np.bool_), none, np.zeros(0))
 
 
+def call_cloth_drawing_kernels() -> None:
+    """The kernels a cloth's mesh is drawn with (``draw/cloth_mesh.py``), on one cell: no stepped
+    frame calls them, so they compile at a sheet's first draw unless called before (1.6 s)."""
+    square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
+    cell = np.array([[0, 1, 2, 3]], dtype=np.int64)
+    triangles = np.zeros((2, 3), np.int64)
+    weave_cells(square, cell, np.zeros((1, 4), np.int64), np.ones(1, np.bool_), triangles, np.zeros(1))
+    same_triangles(triangles, triangles)
+    whole = np.ones((2, 1), np.bool_)
+    fold_shades(square, 2, 2, 1.0, whole, whole.T.copy(), 0.5, 0.45, np.zeros(4, np.float32))
+
+
 def call_every_kernel() -> None:
     """Call each kernel once on tiny arrays: loaded from numba's cache, or compiled and cached when
     it is not there (``weft warmup`` does so for the drawing kernels, which no stepped frame calls)."""
@@ -107,13 +119,7 @@ def call_every_kernel() -> None:
     break_overstretched(pos, i, j, rest, alive, np.full(1, np.inf), no_parents)
     kill_orphans(alive, no_parents)
     sweep_cut(pos, pos, i, j, alive, 5.0, -1.0, 5.0, 1.0, 0.0, 1.0)
-    square = np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0]])
-    cell = np.array([[0, 1, 2, 3]], dtype=np.int64)
-    triangles = np.zeros((2, 3), np.int64)
-    weave_cells(square, cell, np.zeros((1, 4), np.int64), alive, triangles, np.zeros(1))
-    same_triangles(triangles, triangles)
-    whole = np.ones((2, 1), np.bool_)
-    fold_shades(square, 2, 2, 1.0, whole, whole.T.copy(), 0.5, 0.45, np.zeros(4, np.float32))
+    call_cloth_drawing_kernels()
     cell_of = np.zeros(2, dtype=np.int64)
     cell_start = np.zeros(5, dtype=np.uint32)
     order = np.zeros(2, dtype=np.uint32)
