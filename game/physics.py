@@ -55,7 +55,17 @@ from weft.game.level.build import KINDS, build_body, level_bodies, tool_componen
 from weft.game.level.load import load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule
-from weft.game.level.schema import SPECS, Creature, Level, Spec, ToolsTable, World, creature_outside
+from weft.game.level.schema import (
+    SPECS,
+    Balls,
+    Creature,
+    Level,
+    Spec,
+    ToolsTable,
+    World,
+    balls_outside,
+    creature_outside,
+)
 from weft.game.settings_guard import SettingsGuard
 from weft.game.threads import ThreadChoice, numba_threads, threaded
 from weft.systems import world as active
@@ -268,7 +278,7 @@ class Physics:
         Nothing else moves. Texture files are found relative to ``directory`` (default: the
         working directory). Called while a frame runs (from a custom system or an event
         handler), the body comes in when the frame ends. Raises ``ValueError`` for a creature
-        that does not start inside the world's bounds (a wall would fling it).
+        or circles that do not start inside the world's bounds (a wall would fling them).
         """
         if not isinstance(spec, SPECS):
             names = ", ".join(f"weft.{kind.__name__}" for kind in SPECS)
@@ -278,6 +288,8 @@ class Physics:
             self._check_attached()
             if isinstance(spec, Creature) and (problem := creature_outside(spec, self.settings.bounds)):
                 raise ValueError(f"{spec.name}: {problem}")
+            if isinstance(spec, Balls) and (outside := balls_outside(spec, self.settings.bounds)):
+                raise ValueError(f"{spec.name}.{outside[0]}: {outside[1]}")
             entity = esper.create_entity()
             self._bodies[entity] = spec
             if self._stepping:

@@ -59,6 +59,16 @@ def validate_lines(path: Path) -> list[str]:
             "cloth.0.texture: expected an image file (PNG or JPEG), got 'nowhere.png' (no such file) "
             "(line 2)",
         ),
+        (
+            "[[balls]]\ncount = 10\nregion = [5000, 5000, 6000, 6000]\n",
+            "balls.0.region: expected a rectangle inside the world [0, 0, 1280, 720], "
+            "got [5000.0, 5000.0, 6000.0, 6000.0] (line 3)",
+        ),
+        (
+            "[[balls]]\npositions = [[10, 10], [-5, 3]]\n",
+            "balls.0.positions.1: expected a centre inside the world [0, 0, 1280, 720], got [-5.0, 3.0] "
+            "(line 2)",
+        ),
     ],
     ids=[
         "unknown key",
@@ -70,6 +80,8 @@ def validate_lines(path: Path) -> list[str]:
         "choice",
         "pin",
         "file",
+        "circles outside",
+        "a circle outside",
     ],
 )
 def test_one_mistake_gives_the_expected_line(tmp_path: Path, text: str, expected: str) -> None:

@@ -656,3 +656,13 @@ def test_adding_a_creature_that_does_not_fit_in_the_world_is_refused_with_a_sent
         physics.add(weft.Creature(name="mochi", center=[640, 700], radius=60))  # through the ceiling
     assert not physics.bodies()
     assert physics.add(weft.Creature(name="mochi", center=[640, 300], radius=60)) in physics.bodies()
+
+
+def test_adding_circles_outside_the_world_is_refused_with_a_sentence(game_world: str) -> None:
+    physics = weft.Physics()
+    with pytest.raises(ValueError, match=r"heap\.region: expected a rectangle inside the world"):
+        physics.add(weft.Balls(name="heap", count=10, region=[5000, 5000, 6000, 6000]))
+    with pytest.raises(ValueError, match=r"heap\.positions\.1: expected a centre inside the world"):
+        physics.add(weft.Balls(name="heap", positions=[[10, 10], [-5, 3]]))
+    assert not physics.bodies()
+    assert physics.add(weft.Balls(name="heap", count=10, region=[100, 100, 600, 600])) in physics.bodies()
