@@ -15,9 +15,10 @@ caches. ``substep_ms`` and ``rest_ms`` split our frame taken in turns
 (``Schedule.timings``, over as many frames again): the substep's one kernel
 call (integrate, pins, the iterations, contain and tear: ``cloth_step``), and the
 rest of the frame (the other systems, the schedule, the step around them).
-``paced_ms`` is ours stepped as a 60 Hz game steps it, once a 1/60 s tick with
-the thread asleep in between (``time_paced``), and ``paced_ratio`` pymunk's
-frame so stepped over it; ``paced_cores`` the thread count chosen by then.
+``paced_ms`` is ours stepped as a 60 Hz game steps it, once a 1/60 s tick, each
+engine in half of it with the thread asleep before (``time_paced``), and
+``paced_ratio`` pymunk's frame so stepped over it; ``paced_cores`` the thread
+count chosen by then.
 Beside that, it prints the pass's cost per thread-projection on
 one core and the limit this machine sets it (``bench/projection.py``), and
 ``cores``, the thread count the step had chosen by the last frame.

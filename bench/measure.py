@@ -73,24 +73,24 @@ def time_taking_turns(steps: tuple[Callable[[], None], ...], frames: int, warmup
 
 
 def time_paced(steps: tuple[Callable[[], None], ...], frames: int, warmup: int) -> list[Timing]:
-    """Each of ``steps`` called once per 1/60 s tick, as a 60 Hz game calls its physics, the thread
-    asleep until the next tick: ``warmup`` ticks untimed, then ``frames`` timed. Which step goes
-    first alternates tick by tick (the one after another finds the interpreter's state warm).
+    """Each of ``steps`` called once per 1/60 s tick, as a 60 Hz game calls its physics, each in a
+    share of the tick of its own with the thread asleep before it: ``warmup`` ticks untimed, then
+    ``frames`` timed.
 
     Between two frames of a game the core sleeps and other work runs, and the next frame starts
     with the caches cold and numba's worker asleep: on this machine the 80 x 50 cloth's frame took
     twice its time taken in turns with pymunk's (``time_taking_turns``), pymunk's a tenth more."""
     times: list[list[float]] = [[] for _ in steps]
-    tick = time.perf_counter()
+    share = FRAME_DT / len(steps)
+    due = time.perf_counter()
     for frame in range(warmup + frames):
-        order = list(zip(steps, times, strict=True))
-        for step, kept in order if frame % 2 == 0 else order[::-1]:
+        for step, kept in zip(steps, times, strict=True):
+            due = max(due + share, time.perf_counter())  # a late one is not made up for
+            time.sleep(max(0.0, due - time.perf_counter()))
             started = time.perf_counter()
             step()
             if frame >= warmup:
                 kept.append((time.perf_counter() - started) * 1e3)
-        tick = max(tick + FRAME_DT, time.perf_counter())  # a late tick is not made up for
-        time.sleep(max(0.0, tick - time.perf_counter()))
     return [Timing.of(kept) for kept in times]
 
 

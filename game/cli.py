@@ -410,8 +410,14 @@ def _warmup(args: argparse.Namespace) -> int:
     from weft.game.warmup import prepare_physics, report_to
 
     levels = [Path(level) for level in args.levels] or None
-    for level in levels or ():  # every problem said before any line says it compiles
-        load_level(level, args.set, args.allow_import, build=False)
+    problems = []
+    for level in levels or ():  # every level's problems said before any line says it compiles
+        try:
+            load_level(level, args.set, args.allow_import, build=False)
+        except LevelError as error:
+            problems += error.problems
+    if problems:
+        raise LevelError(problems)
     seconds = prepare_physics(report_to(sys.stderr), levels, args.set, args.allow_import)
     print(f"physics ready in {seconds:.1f} s")
     return 0

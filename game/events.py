@@ -118,7 +118,7 @@ def validate_events(data: Any, label: str = "events") -> list[dict[str, Any]]:
                 str(part) for k, part in enumerate(loc) if not (k == 1 and isinstance(part, str))
             )
             if not where:  # the file as a whole is not a list
-                lines.append(f"{label}: expected a list of events, got {_found(detail)}")
+                lines.append(one_line(f"{label}: expected a list of events, got {_found(detail)}"))
                 continue
             lines.append(
                 one_line(f"{label}: event {where}: expected {_expected(detail)}, got {_found(detail)}")

@@ -230,8 +230,8 @@ class Physics:
     def add_system(self, system: System) -> None:
         """Put a custom system (a ``weft.System``) into this world's schedule, at its stage and place.
 
-        A system without ``params`` gets its ``Params``' defaults; set ``system.params =
-        MySystem.Params(strength=...)`` (or a dict of them) before to choose them. Raises
+        A system without ``params`` gets its ``Params``' defaults; to choose them, set
+        ``system.params = MySystem.Params(strength=...)`` (or a dict of its values) first. Raises
         ``weft.systems.registry.RegistryError`` for parameters that do not fit, and
         ``weft.systems.schedule.ScheduleError`` for a place no order can give."""
         self.schedule.add(with_params(system))

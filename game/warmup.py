@@ -6,10 +6,13 @@ numba compiles each kernel on its first call and keeps it in its cache
 kernels). On a machine that has never run this version, that is a minute
 of compiling, which used to land in the first frame: the picker froze with
 no word said. ``prepare_physics`` steps every shipped level for two frames,
-which calls every kernel the game uses with the arguments it uses (box
-kernels take large scenes' threaded paths inside the same compiled code),
-saying how far it got; it leaves a mark in the cache folder when done, so
-``kernels_ready`` can tell a ready cache from a cold one without compiling.
+which calls the kernels its frames call from the start with the arguments
+they use (box kernels take large scenes' threaded paths inside the same
+compiled code), then plays it once (``act_once``: what runs only when the
+player acts or something meets a wall or a box) and, for a sheet, compiles
+the drawing kernels no frame calls, saying how far it got; it leaves a mark
+in the cache folder when done, so ``kernels_ready`` can tell a ready cache
+from a cold one without compiling.
 
 The picker prepares in a child process (``Preparation``), so it keeps
 drawing and answering input while numba, which holds the interpreter
@@ -102,7 +105,8 @@ def prepare_physics(
     allow_import: Sequence[str] = (),
 ) -> float:
     """Step ``levels`` (every shipped level by default; ``overrides`` and ``allow_import`` as for
-    ``weft run``) ``WARM_FRAMES`` frames each, calling ``report(done, total, level name, kernels)``
+    ``weft run``) ``WARM_FRAMES`` frames each and play each once (``act_once``; a sheet's drawing
+    kernels too), calling ``report(done, total, level name, kernels)``
     before each and as its plan's kernels compile; mark the cache ready when they were every shipped
     level. Returns the seconds it took."""
     started = time.perf_counter()
@@ -137,7 +141,7 @@ def prepare_physics(
 def act_once(sim: Simulation) -> None:
     """Play ``sim``'s level once the way a player may, a frame or two each: each tool it offers
     pressed on a box and on a free point, a cut with the right button, a poke; then a free point put
-    outside the walls and one inside a box. ``sim`` is built only to be warmed, and thrown away
+    inside a box, then outside the walls. ``sim`` is built only to be warmed, and thrown away
     after. The kernels a level calls only when the player acts, or once something first meets a wall
     or a box, so compile while the preparation says so, not in the window mid-play: stepped alone,
     the ragdoll froze 1.5 s when it first touched its ramp, balls 0.6 s when the first circle met a
@@ -176,11 +180,12 @@ def act_once(sim: Simulation) -> None:
         call_sleep_kernels()
     free = np.flatnonzero(particles.inv_mass[: particles.count] > 0.0)
     if len(free):
+        k = free[0]
+        if boxes.count:  # a fixed box too: a ragdoll meeting its ramp
+            particles.pos[k] = particles.prev[k] = boxes.pos[0]
+            session.advance()
         left, bottom, _, _ = sim.settings.walls
-        particles.pos[free[0]] = particles.prev[free[0]] = (left - 50.0, bottom - 50.0)
-        movable = np.flatnonzero(boxes.inv_mass[: boxes.count] > 0.0)
-        if len(movable) and len(free) > 1:
-            particles.pos[free[-1]] = particles.prev[free[-1]] = boxes.pos[movable[0]]
+        particles.pos[k] = particles.prev[k] = (left - 50.0, bottom - 50.0)
         session.advance()
 
 

@@ -361,6 +361,9 @@ class Game:
         """The level view, kept while the picker shows (its session is what ``--record`` saves)."""
         self.preparation: Preparation | None = None
         """The kernels compiling in a child process on a first start (``game.warmup``), or None."""
+        self.prepared_all = False
+        """Whether ``prepare`` has started that child in this window (once: one that failed, or
+        could not mark the cache ready, is not tried again at every Escape)."""
         self.prepared: set[Path] = set()
         """Levels whose kernels a ``PreparingView`` compiled (their files, resolved)."""
 
@@ -371,9 +374,11 @@ class Game:
         return kernels_ready()
 
     def prepare(self) -> None:
-        """Compile the kernels in a child process unless they are cached: the picker keeps answering."""
-        if self.preparation is None and not self.kernels_cached:
+        """Compile the kernels in a child process unless they are cached, or it has run in this
+        window: the picker keeps answering."""
+        if self.preparation is None and not self.prepared_all and not self.kernels_cached:
             self.preparation = Preparation()
+            self.prepared_all = True
 
     @property
     def preparing(self) -> bool:

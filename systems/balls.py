@@ -57,6 +57,21 @@ def packed_centers(
     return np.column_stack([x, y]) + jitter
 
 
+def packed_extent(
+    count: int, radius_max: float, region: tuple[float, float, float, float]
+) -> tuple[float, float, float, float]:
+    """The rectangle ``(left, bottom, right, top)`` the discs of ``packed_centers``' first ``count``
+    circles (one at least) cover, the rows they fill from the region's bottom, less the jitter (a
+    tenth of a radius either way: a region flush with a wall is not outside it)."""
+    left, bottom, _right, _top = region
+    pitch = 2.0 * radius_max * 1.05
+    cols = lattice_columns(radius_max, region)
+    rows = -(-max(count, 1) // cols)
+    shifted = 0.5 * pitch if rows > 1 else 0.0  # every other row sits half a pitch right
+    right = left + 2.0 * radius_max + (min(count, cols) - 1) * pitch + shifted
+    return left, bottom, right, bottom + 2.0 * radius_max + (rows - 1) * pitch
+
+
 def lattice_columns(radius_max: float, region: tuple[float, float, float, float]) -> int:
     """Circles per row of ``packed_centers`` (the shifted rows need half a pitch of room)."""
     left, _bottom, right, _top = region

@@ -139,7 +139,7 @@ def test_skin_json_reports_the_naive_reference_beside_it_and_that_they_agree() -
     assert result["pymunk_ms"] is None and result["ratio"] is None
 
 
-def test_paced_frames_start_a_tick_apart_and_take_turns_at_going_first() -> None:
+def test_paced_frames_each_start_after_a_sleep_in_a_share_of_the_tick_of_their_own() -> None:
     from weft.bench.measure import time_paced
     from weft.components import FRAME_DT
 
@@ -151,11 +151,9 @@ def test_paced_frames_start_a_tick_apart_and_take_turns_at_going_first() -> None
     began = time.perf_counter()
     ours, theirs = time_paced((step("ours"), step("theirs")), frames=3, warmup=1)
 
-    firsts = [name for name, _ in calls[::2]]
-    assert firsts == ["ours", "theirs", "ours", "theirs"]  # one going first, then the other
-    assert [name for name, _ in calls[1::2]] == ["theirs", "ours", "theirs", "ours"]
-    ticks = [at for _, at in calls[::2]]  # tick k starts no sooner than k frames after the call
-    assert all(at >= began + k * FRAME_DT for k, at in enumerate(ticks))
+    assert [name for name, _ in calls] == ["ours", "theirs"] * 4
+    share = FRAME_DT / 2  # call k starts no sooner than k + 1 shares after the call
+    assert all(at >= began + (k + 1) * share for k, (_, at) in enumerate(calls))
     assert ours.median >= 0 and theirs.median >= 0
 
 

@@ -97,7 +97,7 @@ def test_bad_input_script_gets_one_clear_line_per_bad_event(tmp_path: Path) -> N
 def test_a_script_that_is_not_a_list_says_so_in_one_line() -> None:
     from weft.game.events import ScriptError, validate_events
 
-    for data, found in (({"frame": 1}, "a table"), ("go", '"go" (a string)')):
+    for data, found in (({"frame": 1}, "a table"), ("go", '"go" (a string)'), ("a\nb", '"a\\nb" (a string)')):
         with pytest.raises(ScriptError) as raised:
             validate_events(data, "input.json")
         assert str(raised.value) == f"input.json: expected a list of events, got {found}"

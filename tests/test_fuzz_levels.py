@@ -430,7 +430,7 @@ BEYOND_JSON_SCHEMA = {
     "pinned points lie on the sheet": r"expected a \[column, row\] inside the",
     "a sheet has two points or more": "expected at least 2 points in all",
     "a creature starts inside the world's bounds": "expected a creature inside the world",
-    "circles start inside the world's bounds": r"expected (a rectangle|a centre) inside the world \[",
+    "circles start inside the world's bounds": r"expected (circles|a centre) inside the world \[",
     "a sheet and its pins' anchors lie inside the world's bounds": (
         r"expected (a top-left point|a sheet|an anchor) inside the world's bounds"
     ),

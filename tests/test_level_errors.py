@@ -60,9 +60,10 @@ def validate_lines(path: Path) -> list[str]:
             "(line 2)",
         ),
         (
-            "[[balls]]\ncount = 10\nregion = [5000, 5000, 6000, 6000]\n",
-            "balls.0.region: expected a rectangle inside the world [0, 0, 1280, 720], "
-            "got [5000.0, 5000.0, 6000.0, 6000.0] (line 3)",
+            "[[balls]]\ncount = 10\nradius = [5, 5]\nregion = [5000, 5000, 6000, 6000]\n",
+            "balls.0.region: expected circles inside the world [0, 0, 1280, 720], got 10 of radius up to 5 "
+            "packed into region [5000.0, 5000.0, 6000.0, 6000.0] from its bottom left, reaching x 5000 to "
+            "5104, y 5000 to 5010 (line 4)",
         ),
         (
             "[[balls]]\npositions = [[10, 10], [-5, 3]]\n",
@@ -130,3 +131,17 @@ def test_live_set_with_a_bad_value_leaves_the_simulation_unchanged() -> None:
         sim.set("world.iterations", 1000)
     assert sim.settings.iterations == 20
     assert sim.level.model.world.iterations == 20
+
+
+def test_circles_packed_from_a_region_wider_than_the_world_may_start_where_their_rows_fit(
+    tmp_path: Path,
+) -> None:
+    from weft.game.level.load import validate
+
+    small = {"world": {"bounds": [0, 0, 800, 600]}, "balls": [{"count": 10}]}  # the default region
+    validate(small, tmp_path / "small.toml")  # ten circles fill the bottom left of it: inside
+    small["balls"][0]["count"] = 2000
+    with pytest.raises(LevelError) as raised:
+        validate(small, tmp_path / "small.toml")
+    (problem,) = raised.value.problems
+    assert "balls.0.region: expected circles inside the world [0, 0, 800, 600], got 2000" in str(problem)

@@ -266,6 +266,22 @@ def test_the_picker_reached_from_a_level_on_a_first_start_compiles_the_kernels_a
     assert not picker.thumbnails and picker._job is None  # and no thumbnail compiles here
 
 
+def test_a_preparation_that_ended_without_a_ready_cache_is_not_started_again_at_every_escape(
+    game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weft.game import window as window_module
+
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: False)  # it failed, or a read-only cache
+    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
+    game.pick()
+    first = game.preparation
+    assert isinstance(first, FakePreparation)
+    first.done = True
+    assert not game.preparing
+    game.pick()
+    assert game.preparation is None  # a minute of compiling is not started again
+
+
 CROWDED = "\n".join(
     f'[[boxes]]\nname = "p{k}"\nlayout = "pyramid"\ncount = 10\nsize = [40, 40]\nbase = [640, 0]\n'
     for k in range(10)

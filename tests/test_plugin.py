@@ -660,7 +660,7 @@ def test_adding_a_creature_that_does_not_fit_in_the_world_is_refused_with_a_sent
 
 def test_adding_circles_outside_the_world_is_refused_with_a_sentence(game_world: str) -> None:
     physics = weft.Physics()
-    with pytest.raises(ValueError, match=r"heap\.region: expected a rectangle inside the world"):
+    with pytest.raises(ValueError, match=r"heap\.region: expected circles inside the world"):
         physics.add(weft.Balls(name="heap", count=10, region=[5000, 5000, 6000, 6000]))
     with pytest.raises(ValueError, match=r"heap\.positions\.1: expected a centre inside the world"):
         physics.add(weft.Balls(name="heap", positions=[[10, 10], [-5, 3]]))

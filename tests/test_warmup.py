@@ -37,14 +37,35 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     assert warmup.kernels_ready()
 
 
-def test_a_level_prepared_has_used_every_tool_cut_poked_and_met_a_wall_and_a_box(
-    monkeypatch: pytest.MonkeyPatch,
+QUIET = """
+[world]
+gravity = [0, 0]
+
+[[balls]]
+positions = [[640, 360]]
+radius = [6, 6]
+
+[[boxes]]
+layout = "list"
+positions = [[200, 200]]
+fixed = true
+
+[tools]
+available = ["drag"]
+"""
+"""One still circle far from a fixed box and the walls: nothing it does by itself meets either."""
+
+
+def test_playing_a_level_once_meets_a_box_and_a_wall_and_uses_every_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from weft.game.session import Session
     from weft.game.simulation import Simulation
     from weft.systems import bounds, box_particles
 
-    sim = Simulation.load(LEVELS_DIR / "ragdoll.toml")
+    level = tmp_path / "quiet.toml"
+    level.write_text(QUIET)
+    sim = Simulation.load(level)
     applied: list[dict[str, object]] = []
     called: list[str] = []
     apply = Session.apply
@@ -56,15 +77,26 @@ def test_a_level_prepared_has_used_every_tool_cut_poked_and_met_a_wall_and_a_box
         monkeypatch.setattr(module, name, lambda *args, k=kernel, n=name: called.append(n) or k(*args))
     try:
         sim.step(warmup.WARM_FRAMES)
-        assert not called  # nothing met a wall or a box yet: those kernels would compile mid-play
+        assert not called  # the circle meets neither by itself
         warmup.act_once(sim)
     finally:
         sim.close()
-    assert {"clamp_to_bounds", "push_out_of_boxes"} <= set(called)
-    chosen = {event["name"] for event in applied if event["type"] == "tool"}
-    assert chosen == set(sim.level.model.tools.available)
+    # the point put inside the box (pushed out each substep of that frame), then outside the walls
+    assert called[0] == "push_out_of_boxes" and called[-1] == "clamp_to_bounds"
+    assert {event["name"] for event in applied if event["type"] == "tool"} == {"drag"}
     buttons = {(event["type"], event.get("button")) for event in applied}
     assert {("mouse_press", "left"), ("mouse_press", "right"), ("key_press", None)} <= buttons
+
+
+def test_a_level_prepared_is_played_once_and_a_sheet_gets_its_drawing_kernels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[str] = []
+    monkeypatch.setattr(warmup, "act_once", lambda sim: played.append(sim.level.source.name))
+    monkeypatch.setattr(warmup, "call_cloth_drawing_kernels", lambda: played.append("cloth drawing"))
+    monkeypatch.setattr(warmup, "READY_MARK", tmp_path / "prepared")
+    warmup.prepare_physics(None, [LEVELS_DIR / "stack.toml", LEVELS_DIR / "cloth.toml"])
+    assert played == ["stack.toml", "cloth.toml", "cloth drawing"]
 
 
 def test_a_slow_first_frame_says_it_compiles_and_how_long_it_took(
@@ -148,10 +180,13 @@ def test_weft_warmup_of_a_level_with_problems_says_them_before_compiling_anythin
     level = tmp_path / "typo.toml"
     level.write_text("[[cloth]]\nname = 'sheet'\ncolz = 3\n")
     missing = tmp_path / "missing.toml"
-    for path, said in ((missing, "no such file"), (level, "cloth.0.colz")):
-        done = subprocess.run(
-            [sys.executable, "-m", "weft", "warmup", str(path)], capture_output=True, text=True, timeout=120
-        )
-        assert done.returncode == 1
-        (line,) = done.stderr.splitlines()  # no "preparing physics" line before it
-        assert line.startswith(str(path)) and said in line
+    done = subprocess.run(
+        [sys.executable, "-m", "weft", "warmup", str(missing), str(level)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    first, second = done.stderr.splitlines()  # both levels', and no "preparing physics" line before
+    assert first.startswith(str(missing)) and "no such file" in first
+    assert second.startswith(str(level)) and "cloth.0.colz" in second
