@@ -360,6 +360,8 @@ class PickerView(arcade.View):
             note = "this level has problems"
         elif entry.path in self.failed:
             note = f"no picture: {self.failed[entry.path]}"
+        elif self.game.preparation is not None:  # rendering one would compile the kernels here
+            note = "a picture once physics is prepared"
         else:
             note = "rendering a picture..."
         self.placeholder.text = _fit(note, rect.width - 20, self.placeholder)

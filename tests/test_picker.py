@@ -218,6 +218,7 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     picker.on_draw()
     picker.on_update(1 / 60)
     assert not picker.thumbnails and picker._job is None  # nothing rendered: it would compile here
+    assert picker.placeholder.text == "a picture once physics is prepared"
     assert (
         picker.status.text
         == "preparing physics, first run only: 3 of 16 levels (cloth.toml), 37 of 81 kernels"
