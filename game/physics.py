@@ -54,17 +54,17 @@ from weft.game.clock import FrameClock
 from weft.game.level.build import KINDS, build_body, level_bodies, tool_components, world_settings
 from weft.game.level.load import load_level
 from weft.game.level.loaded import LoadedLevel
-from weft.game.level.plugins import level_schedule
+from weft.game.level.plugins import level_schedule, with_params
 from weft.game.level.schema import (
     SPECS,
     Balls,
+    Cloth,
     Creature,
     Level,
     Spec,
     ToolsTable,
     World,
-    balls_outside,
-    creature_outside,
+    outside_world,
 )
 from weft.game.settings_guard import SettingsGuard
 from weft.game.threads import ThreadChoice, numba_threads, threaded
@@ -75,7 +75,6 @@ from weft.systems.edits import rekey_contacts, remove_rows
 from weft.systems.frame import default_schedule
 from weft.systems.metrics import MetricsSystem, state_hash
 from weft.systems.queries import boxes_at, cast_boxes, cast_circles, discs_at, polygon_holds, triangles_at
-from weft.systems.registry import with_params
 from weft.systems.schedule import Schedule, System
 from weft.systems.skeletons import joint_positions
 from weft.systems.softbody import head_line
@@ -232,8 +231,8 @@ class Physics:
 
         A system without ``params`` gets its ``Params``' defaults; to choose them, set
         ``system.params = MySystem.Params(strength=...)`` (or a dict of its values) first. Raises
-        ``weft.systems.registry.RegistryError`` for parameters that do not fit, and
-        ``weft.systems.schedule.ScheduleError`` for a place no order can give."""
+        ``weft.LevelError`` for parameters that do not fit, as a level's ``params`` table would,
+        and ``weft.systems.schedule.ScheduleError`` for a place no order can give."""
         self.schedule.add(with_params(system))
         self.schedule.after_custom = self.guard
 
@@ -277,8 +276,9 @@ class Physics:
 
         Nothing else moves. Texture files are found relative to ``directory`` (default: the
         working directory). Called while a frame runs (from a custom system or an event
-        handler), the body comes in when the frame ends. Raises ``ValueError`` for a creature
-        or circles that do not start inside the world's bounds (a wall would fling them).
+        handler), the body comes in when the frame ends. Raises ``ValueError`` for a sheet, a
+        creature or circles that do not start inside the world's bounds, as a level file's would
+        be refused (a wall would tear or fling them).
         """
         if not isinstance(spec, SPECS):
             names = ", ".join(f"weft.{kind.__name__}" for kind in SPECS)
@@ -286,9 +286,9 @@ class Physics:
         folder = Path.cwd() if directory is None else Path(directory)
         with self.entered():
             self._check_attached()
-            if isinstance(spec, Creature) and (problem := creature_outside(spec, self.settings.bounds)):
-                raise ValueError(f"{spec.name}: {problem}")
-            if isinstance(spec, Balls) and (outside := balls_outside(spec, self.settings.bounds)):
+            if isinstance(spec, Cloth | Creature | Balls) and (
+                outside := outside_world(spec, self.settings.bounds)
+            ):
                 raise ValueError(f"{spec.name}.{outside[0]}: {outside[1]}")
             entity = esper.create_entity()
             self._bodies[entity] = spec

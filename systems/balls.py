@@ -35,19 +35,24 @@ def add_circles(
     )
 
 
+def lattice_pitch(radius_max: float) -> float:
+    """px between neighbouring centres of ``packed_centers``: the largest diameter and a little, so
+    that no two circles start overlapping."""
+    return 2.0 * radius_max * 1.05
+
+
 def packed_centers(
     count: int, radius_max: float, region: tuple[float, float, float, float], rng: np.random.Generator
 ) -> npt.NDArray[np.float64]:
     """``count`` centres filling ``region`` row by row from the bottom, alternate rows shifted, jittered.
 
-    The pitch is the largest diameter plus a little, so no two circles
-    start overlapping. Shifting every other row by half a pitch, and a
+    The pitch is ``lattice_pitch``. Shifting every other row by half a pitch, and a
     jitter of a tenth of a radius, leave no perfectly upright column: with
     friction, such a stack has no sideways push to topple it and would
     stand like a pillar above the pile.
     """
     left, bottom, _right, _top = region
-    pitch = 2.0 * radius_max * 1.05
+    pitch = lattice_pitch(radius_max)
     cols = lattice_columns(radius_max, region)
     k = np.arange(count)
     row = k // cols
@@ -64,7 +69,7 @@ def packed_extent(
     circles (one at least) cover, the rows they fill from the region's bottom, less the jitter (a
     tenth of a radius either way: a region flush with a wall is not outside it)."""
     left, bottom, _right, _top = region
-    pitch = 2.0 * radius_max * 1.05
+    pitch = lattice_pitch(radius_max)
     cols = lattice_columns(radius_max, region)
     rows = -(-max(count, 1) // cols)
     shifted = 0.5 * pitch if rows > 1 else 0.0  # every other row sits half a pitch right
@@ -75,14 +80,14 @@ def packed_extent(
 def lattice_columns(radius_max: float, region: tuple[float, float, float, float]) -> int:
     """Circles per row of ``packed_centers`` (the shifted rows need half a pitch of room)."""
     left, _bottom, right, _top = region
-    pitch = 2.0 * radius_max * 1.05
+    pitch = lattice_pitch(radius_max)
     return max(1, int((right - left - 2.0 * radius_max - 0.5 * pitch) // pitch) + 1)
 
 
 def lattice_capacity(radius_max: float, region: tuple[float, float, float, float]) -> int:
     """How many circles ``packed_centers`` fits in ``region``."""
     _left, bottom, _right, top = region
-    pitch = 2.0 * radius_max * 1.05
+    pitch = lattice_pitch(radius_max)
     rows = int((top - bottom - 2.0 * radius_max) // pitch) + 1
     return lattice_columns(radius_max, region) * max(0, rows)
 

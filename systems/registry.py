@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from weft.systems.frame import FRAME_NAMES, default_schedule
 from weft.systems.schedule import Stage, System
@@ -93,32 +93,6 @@ def make(cls: type[System], params: Mapping[str, Any]) -> System:
     except Exception as error:  # a plugin's constructor failing is a sentence for the user, not a traceback
         raise RegistryError(f"could not make {qualified(cls)}(): {type(error).__name__}: {error}") from error
     system.params = values  # type: ignore[attr-defined]
-    return system
-
-
-def with_params(system: System) -> System:
-    """``system`` with its ``params`` a ``Params`` instance: its class's defaults where it has none
-    (a system made by hand, not from a level), a mapping validated; raises ``RegistryError`` saying
-    what to set when the defaults are not enough or the values do not fit."""
-    cls = type(system)
-    given = getattr(system, "params", None)
-    declared = params_of(cls)
-    if isinstance(given, declared):
-        return system
-    if given is not None and not isinstance(given, Mapping):
-        raise RegistryError(
-            f"{qualified(cls)}.params: expected a {cls.__qualname__}.Params or a table of its values, "
-            f"got {type(given).__name__}"
-        )
-    try:
-        system.params = declared.model_validate(dict(given or {}))  # type: ignore[attr-defined]
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(map(str, found['loc'])) or 'params'}: {found['msg']}" for found in error.errors()
-        )
-        raise RegistryError(
-            f"{qualified(cls)}.params: {problems} (set system.params = {cls.__qualname__}.Params(...) first)"
-        ) from error
     return system
 
 

@@ -250,10 +250,13 @@ def test_a_custom_system_added_by_hand_gets_its_params_defaults_or_a_sentence(ga
     chosen.params = {"push": 5}  # a table of its values, validated
     physics.add_system(chosen)
     assert chosen.params == Wind.Params(push=5.0)
-    for wrong, said in (({"push": 11}, "push: Input should be less than or equal to 10"), (7, "got int")):
+    for wrong, said in (
+        ({"push": 11}, "Wind.params: push: expected a number <= 10.0, got 11"),  # as a level's table says
+        (7, "Wind.params: expected a Wind.Params or a dict of its values, got int"),
+    ):
         bad = Wind()
         bad.params = wrong
-        with pytest.raises(ValueError, match=said):
+        with pytest.raises(weft.LevelError, match=said):
             physics.add_system(bad)
 
 
@@ -652,14 +655,16 @@ def test_sprites_follow_a_circle_of_a_set_a_creatures_centre_and_tilt_and_a_name
 
 def test_adding_a_creature_that_does_not_fit_in_the_world_is_refused_with_a_sentence(game_world: str) -> None:
     physics = weft.Physics()
-    with pytest.raises(ValueError, match="mochi: expected a creature inside the world"):
+    with pytest.raises(ValueError, match=r"mochi\.center: expected a creature inside the world"):
         physics.add(weft.Creature(name="mochi", center=[640, 700], radius=60))  # through the ceiling
     assert not physics.bodies()
     assert physics.add(weft.Creature(name="mochi", center=[640, 300], radius=60)) in physics.bodies()
 
 
-def test_adding_circles_outside_the_world_is_refused_with_a_sentence(game_world: str) -> None:
+def test_adding_circles_or_a_sheet_outside_the_world_is_refused_as_in_a_level(game_world: str) -> None:
     physics = weft.Physics()
+    with pytest.raises(ValueError, match=r"flag\.cols: expected a sheet inside the world's bounds"):
+        physics.add(weft.Cloth(name="flag", origin=[100, 600], cols=200))  # through the right wall
     with pytest.raises(ValueError, match=r"heap\.region: expected circles inside the world"):
         physics.add(weft.Balls(name="heap", count=10, region=[5000, 5000, 6000, 6000]))
     with pytest.raises(ValueError, match=r"heap\.positions\.1: expected a centre inside the world"):

@@ -24,6 +24,7 @@ from weft.game.level.problems import (
     problems_from_validation,
 )
 from weft.game.level.schema import Level
+from weft.game.level.values import plain
 from weft.systems import registry
 from weft.systems.frame import default_schedule
 from weft.systems.imports import import_system, is_import, spec_problem
@@ -32,6 +33,27 @@ from weft.systems.schedule import Schedule, ScheduleError, System
 
 if TYPE_CHECKING:
     from weft.game.level.loaded import LoadedLevel
+
+
+def with_params(system: System) -> System:
+    """``system`` with its ``params`` a ``Params`` of its class: the defaults where it has none (a
+    system made in code, not from a level), values given as a dict validated. Raises the
+    ``LevelError`` a level file's ``params`` table would give, naming the key
+    (``my.Wind.params: push: expected a number <= 10.0, got 11``)."""
+    cls = type(system)
+    declared = registry.params_of(cls)
+    given = getattr(system, "params", None)
+    if isinstance(given, declared):
+        return system
+    label = f"{registry.qualified(cls)}.params"
+    if given is not None and not isinstance(given, dict):
+        expected = f"expected a {cls.__qualname__}.Params or a dict of its values"
+        raise LevelError([Problem(label, (), f"{expected}, got {type(given).__name__}")])
+    try:
+        system.params = declared.model_validate(plain(given or {}))  # type: ignore[attr-defined]
+    except ValidationError as error:
+        raise LevelError(problems_from_validation(error, label, root=declared)) from None
+    return system
 
 
 def system_problems(

@@ -673,51 +673,13 @@ class Level(Table):
         return self
 
     @model_validator(mode="after")
-    def _sheets_fit_the_world(self) -> Level:
-        """A sheet built partly outside the walls would be pushed in and torn at its first step."""
-        left, bottom, right, top = self.world.bounds
-        for k, cloth in enumerate(self.cloth):
-            r = cloth.thickness / 2.0
-            x0, y0, x1, y1 = sheet_extent(cloth)
-            where = f"the world's bounds {self.world.bounds} (less half the thickness, {r:g} px)"
-            if not (left + r <= x0 <= right - r and bottom + r <= y1 <= top - r):
-                raise AtKey(
-                    f"cloth.{k}.origin", f"expected a top-left point inside {where}, got {cloth.origin}"
-                )
-            if x1 > right - r:
-                raise AtKey(
-                    f"cloth.{k}.cols",
-                    f"expected a sheet inside {where}, got {cloth.cols} columns {cloth.spacing:g} px apart "
-                    f"from x = {x0:g}, reaching x = {x1:g}",
-                )
-            if y0 < bottom + r:
-                raise AtKey(
-                    f"cloth.{k}.rows",
-                    f"expected a sheet inside {where}, got {cloth.rows} rows {cloth.spacing:g} px apart "
-                    f"from y = {y1:g}, reaching y = {y0:g}",
-                )
-            for n, (x, y) in enumerate(cloth.pins.anchors):
-                if not (left + r <= x <= right - r and bottom + r <= y <= top - r):
-                    raise AtKey(
-                        f"cloth.{k}.pins.anchors.{n}", f"expected an anchor inside {where}, got {[x, y]}"
-                    )
-        return self
-
-    @model_validator(mode="after")
-    def _creatures_fit_the_world(self) -> Level:
-        for k, creature in enumerate(self.creature):
-            problem = creature_outside(creature, self.world.bounds)
-            if problem:
-                raise AtKey(f"creature.{k}.center", problem)
-        return self
-
-    @model_validator(mode="after")
-    def _circles_start_inside_the_world(self) -> Level:
-        for k, balls in enumerate(self.balls):
-            problem = balls_outside(balls, self.world.bounds)
-            if problem:
-                key, message = problem
-                raise AtKey(f"balls.{k}.{key}", message)
+    def _bodies_start_inside_the_world(self) -> Level:
+        for kind in ("cloth", "creature", "balls"):
+            for k, table in enumerate(getattr(self, kind)):
+                problem = outside_world(table, self.world.bounds)
+                if problem:
+                    key, message = problem
+                    raise AtKey(f"{kind}.{k}.{key}", message)
         return self
 
     @model_validator(mode="after")
@@ -729,6 +691,46 @@ class Level(Table):
                 f"expected room for the level's {total} circles, got {self.world.max_circles}",
             )
         return self
+
+
+def outside_world(
+    table: Cloth | Creature | Balls, bounds: list[float] | tuple[float, ...]
+) -> tuple[str, str] | None:
+    """The key (within the table) and what is wrong when a sheet, a creature or a set of circles does
+    not start inside the world ``bounds``, else None: one rule for a level file and for a body added
+    in code (``Physics.add``). Built through a wall, a body is pushed out by it at once: a sheet torn,
+    a creature fired off, circles piled along an edge."""
+    if isinstance(table, Cloth):
+        return sheet_outside(table, bounds)
+    if isinstance(table, Creature):
+        problem = creature_outside(table, bounds)
+        return None if problem is None else ("center", problem)
+    return balls_outside(table, bounds)
+
+
+def sheet_outside(cloth: Cloth, bounds: list[float] | tuple[float, ...]) -> tuple[str, str] | None:
+    """The key and what is wrong when ``cloth``'s points or pins' anchors are not inside ``bounds``
+    less half the thread's thickness, else None."""
+    left, bottom, right, top = bounds
+    r = cloth.thickness / 2.0
+    x0, y0, x1, y1 = sheet_extent(cloth)
+    where = f"the world's bounds {list(bounds)} (less half the thickness, {r:g} px)"
+    if not (left + r <= x0 <= right - r and bottom + r <= y1 <= top - r):
+        return "origin", f"expected a top-left point inside {where}, got {cloth.origin}"
+    if x1 > right - r:
+        return "cols", (
+            f"expected a sheet inside {where}, got {cloth.cols} columns {cloth.spacing:g} px apart "
+            f"from x = {x0:g}, reaching x = {x1:g}"
+        )
+    if y0 < bottom + r:
+        return "rows", (
+            f"expected a sheet inside {where}, got {cloth.rows} rows {cloth.spacing:g} px apart "
+            f"from y = {y1:g}, reaching y = {y0:g}"
+        )
+    for n, (x, y) in enumerate(cloth.pins.anchors):
+        if not (left + r <= x <= right - r and bottom + r <= y <= top - r):
+            return f"pins.anchors.{n}", f"expected an anchor inside {where}, got {[x, y]}"
+    return None
 
 
 def balls_outside(balls: Balls, bounds: list[float] | tuple[float, ...]) -> tuple[str, str] | None:
