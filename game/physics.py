@@ -58,7 +58,6 @@ from weft.game.level.plugins import level_schedule, with_params
 from weft.game.level.schema import (
     SPECS,
     Balls,
-    Cloth,
     Creature,
     Level,
     Spec,
@@ -276,9 +275,10 @@ class Physics:
 
         Nothing else moves. Texture files are found relative to ``directory`` (default: the
         working directory). Called while a frame runs (from a custom system or an event
-        handler), the body comes in when the frame ends. Raises ``ValueError`` for a sheet, a
-        creature or circles that do not start inside the world's bounds, as a level file's would
-        be refused (a wall would tear or fling them).
+        handler), the body comes in when the frame ends. Raises ``ValueError`` for a creature
+        or circles that do not start inside the world's bounds (a wall would fling the one and
+        pile the others along it), as a level file's would be refused; a sheet partly outside is
+        brought in by the walls, without tearing.
         """
         if not isinstance(spec, SPECS):
             names = ", ".join(f"weft.{kind.__name__}" for kind in SPECS)
@@ -286,9 +286,8 @@ class Physics:
         folder = Path.cwd() if directory is None else Path(directory)
         with self.entered():
             self._check_attached()
-            if isinstance(spec, Cloth | Creature | Balls) and (
-                outside := outside_world(spec, self.settings.bounds)
-            ):
+            # a sheet through a wall is let in: the walls bring it in whole (tests/test_walls.py)
+            if isinstance(spec, Creature | Balls) and (outside := outside_world(spec, self.settings.bounds)):
                 raise ValueError(f"{spec.name}.{outside[0]}: {outside[1]}")
             entity = esper.create_entity()
             self._bodies[entity] = spec

@@ -697,9 +697,9 @@ def outside_world(
     table: Cloth | Creature | Balls, bounds: list[float] | tuple[float, ...]
 ) -> tuple[str, str] | None:
     """The key (within the table) and what is wrong when a sheet, a creature or a set of circles does
-    not start inside the world ``bounds``, else None: one rule for a level file and for a body added
-    in code (``Physics.add``). Built through a wall, a body is pushed out by it at once: a sheet torn,
-    a creature fired off, circles piled along an edge."""
+    not start inside the world ``bounds``, else None: a level's rule, which ``Physics.add`` applies
+    to creatures and circles too. Built through a wall, a body is pushed out by it at once: a sheet
+    torn, a creature fired off, circles piled along an edge."""
     if isinstance(table, Cloth):
         return sheet_outside(table, bounds)
     if isinstance(table, Creature):
