@@ -698,8 +698,8 @@ def outside_world(
 ) -> tuple[str, str] | None:
     """The key (within the table) and what is wrong when a sheet, a creature or a set of circles does
     not start inside the world ``bounds``, else None: a level's rule, which ``Physics.add`` applies
-    to creatures and circles too. Built through a wall, a body is pushed out by it at once: a sheet
-    torn, a creature fired off, circles piled along an edge."""
+    to creatures and circles too (built through a wall, a creature is fired off by it, circles pile
+    along it; a sheet added in code is brought in whole by the walls, and let in)."""
     if isinstance(table, Cloth):
         return sheet_outside(table, bounds)
     if isinstance(table, Creature):
