@@ -375,30 +375,40 @@ class Physics:
 
     def step(self, frames: int = 1) -> None:
         """Run ``frames`` frames of 1/60 s now (what the processor does from ``esper.process``)."""
-        with self.entered():
+        previous = esper.current_world  # ``entered``, written out: a frame feels a generator's calls
+        if previous != self.world:
+            esper.switch_world(self.world)
+        try:
             self._check_attached()
             clock = esper.component_for_entity(self.entity, Clock)
             for _ in range(frames):
-                self._reap()
-                large = threaded(esper.component_for_entity(self.entity, Stores))  # a rebuild may replace it
-                started = time.perf_counter()
-                self._stepping = True
-                try:
-                    if large:
-                        with numba_threads(self.threads.threads(large)):
-                            self.schedule.step_frame(clock.frame)
-                    else:  # its kernels are the one-thread twins: numba's thread count is no matter
-                        self.schedule.step_frame(clock.frame)
-                finally:
-                    self._stepping = False
-                clock.frame += 1
-                ms = (time.perf_counter() - started) * 1e3
-                self.frame_ms.append(ms)
-                self.threads.record(large, ms)
-                self._adopt()
-                while self._pending:
-                    self._pending.pop(0)()
-                self._move_followers()
+                self._step_frame(clock)
+        finally:
+            if previous != self.world:
+                esper.switch_world(previous)
+
+    def _step_frame(self, clock: Clock) -> None:
+        self._reap()
+        large = threaded(esper.component_for_entity(self.entity, Stores))  # a rebuild may replace it
+        started = time.perf_counter()
+        self._stepping = True
+        try:
+            if large:
+                with numba_threads(self.threads.threads(large)):
+                    self.schedule.step_frame(clock.frame)
+            else:  # its kernels are the one-thread twins: numba's thread count is no matter
+                self.schedule.step_frame(clock.frame)
+        finally:
+            self._stepping = False
+        clock.frame += 1
+        ms = (time.perf_counter() - started) * 1e3
+        self.frame_ms.append(ms)
+        self.threads.record(large, ms)
+        self._adopt()
+        while self._pending:
+            self._pending.pop(0)()
+        if self._followers:
+            self._move_followers()
 
     def _check_attached(self) -> None:
         """Weft's entity is gone when the user cleared the world: start again, empty, as they asked."""

@@ -31,8 +31,6 @@ import os
 import statistics
 import time
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numba
 
@@ -219,16 +217,23 @@ class ThreadChoice:
         self._trying, self._since, self._trial = 0, 0, []
 
 
-@contextmanager
-def numba_threads(count: int) -> Iterator[None]:
-    """numba's kernels called from this thread run on ``count`` threads within the block; the
-    count the host had is put back after (it is numba's setting for the calling thread)."""
-    previous = thread_count()
-    if previous == count:
-        yield
-        return
-    set_thread_count(count)
-    try:
-        yield
-    finally:
-        set_thread_count(previous)
+class numba_threads:  # lower case, as contextlib's context managers are
+    """numba's kernels called from this thread run on ``count`` threads within the ``with``; the
+    count the host had is put back after (it is numba's setting for the calling thread). A class, not
+    a generator: the frame enters it once, and a frame taken in turns with pymunk's felt the
+    generator's calls."""
+
+    __slots__ = ("count", "previous")
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.previous = count
+
+    def __enter__(self) -> None:
+        self.previous = thread_count()
+        if self.previous != self.count:
+            set_thread_count(self.count)
+
+    def __exit__(self, *_: object) -> None:
+        if self.previous != self.count:
+            set_thread_count(self.previous)
