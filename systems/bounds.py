@@ -27,7 +27,7 @@ class BoundsSystem(System):
     """
 
     name = "bounds"
-    needs_particles = True
+    needs = ("particles",)
 
     def __init__(self) -> None:
         self._arguments: WallArguments | None = None
@@ -43,7 +43,7 @@ class ContainSystem(BoundsSystem):
     circle into a wall, and nothing may end a step outside the box."""
 
     name = "contain"
-    needs_particles = True
+    needs = ("particles",)
 
     def process(self, step: Step) -> None:
         keep_inside(wall_arguments(step))

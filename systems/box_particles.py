@@ -20,14 +20,10 @@ class BoxParticleSystem(System):
     """Pushes particles out of boxes and the boxes back each iteration (who is near whom: once a substep)."""
 
     name = "box_particles"
-    needs_particles = True
+    needs = ("particles", "boxes")
 
     def __init__(self) -> None:
         self._grid = BoxGrid()
-
-    def idle(self, step: Step) -> bool:
-        stores = world.stores()
-        return stores.rigid.count == 0 or stores.particles.count == 0
 
     def process(self, step: Step) -> None:
         stores = world.stores()

@@ -83,6 +83,7 @@ class BoxStepSystem(System):
     """
 
     name = "boxes"
+    needs = ("boxes",)
 
     def __init__(self) -> None:
         self._rules: tuple[object, ...] | None = None
@@ -105,9 +106,6 @@ class BoxStepSystem(System):
         self._fitted: tuple[int, ...] = ()
         self._fitted_to: Stores | None = None
         """The counts and the stores ``_fit`` last sized the arrays for."""
-
-    def idle(self, step: Step) -> bool:
-        return world.stores().rigid.count == 0
 
     def process(self, step: Step) -> None:
         stores = world.stores()

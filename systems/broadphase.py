@@ -174,7 +174,7 @@ class BroadphaseSystem(System):
     """
 
     name = "broadphase"
-    needs_particles = True
+    needs = ("particles",)
 
     def idle(self, step: Step) -> bool:
         stores = world.stores()

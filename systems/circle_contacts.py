@@ -11,7 +11,7 @@ class CircleContactSystem(System):
     """Pushes apart every overlapping pair the broadphase listed, with Coulomb friction."""
 
     name = "circle_contacts"
-    needs_particles = True
+    needs = ("particles",)
 
     def idle(self, step: Step) -> bool:
         return world.stores().broadphase.pair_count == 0

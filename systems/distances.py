@@ -60,7 +60,7 @@ class DistanceSystem(System):
     """
 
     name = "distances"
-    needs_particles = True
+    needs = ("particles", "threads")
 
     def __init__(self) -> None:
         self._general = True
@@ -69,9 +69,6 @@ class DistanceSystem(System):
         self._offered: Step | None = None
         """The step whose substep's ``current_pass`` ``fused_iterations`` found and did not fuse: the
         first iteration takes it as it is (cleared there)."""
-
-    def idle(self, step: Step) -> bool:
-        return world.stores().distances.count == 0
 
     def process(self, step: Step) -> None:
         if step.iteration == 0:

@@ -15,7 +15,7 @@ class IntegrateSystem(System):
     """Moves every free particle by its Verlet velocity plus gravity and wind."""
 
     name = "integrate"
-    needs_particles = True
+    needs = ("particles",)
 
     def fused_substep(
         self, head: list[System], iterations: list[System], tail: list[System], step: Step

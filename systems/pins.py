@@ -46,10 +46,7 @@ class PinSystem(System):
     """Moves every pinned particle from where it is towards its anchor, one substep at a time."""
 
     name = "pins"
-    needs_particles = True
-
-    def idle(self, step: Step) -> bool:
-        return world.stores().pins.count == 0
+    needs = ("particles", "pins")
 
     def process(self, step: Step) -> None:
         stores = world.stores()

@@ -64,33 +64,33 @@ class System(esper.Processor):
     """A system: one job over whole arrays, run at its stage.
 
     Subclasses set ``name`` (how levels and other systems refer to it) and
-    optionally ``needs_particles`` (True: the schedule skips it in a frame of
-    a world without particles, such as a level of boxes alone, where two
-    dozen calls that each find nothing to do were the larger half of the
-    frame). A built-in system's stage and place are its row of the frame
-    table (``weft.systems.frame``); a custom system declares ``stage`` and,
-    optionally, ``after``/``before``: names of systems of its stage it must
-    follow or precede.
+    optionally ``needs``: the kinds of body without which it has nothing to do
+    (``weft.systems.world.KINDS``: ``"particles"``, ``"threads"``, ``"boxes"``...).
+    The schedule leaves it out of a frame of a world that lacks one, without
+    asking it: in a level of boxes alone two dozen calls that each found
+    nothing to do were the larger half of the frame. A built-in system's
+    stage and place are its row of the frame table (``weft.systems.frame``);
+    a custom system declares ``stage`` and, optionally, ``after``/``before``:
+    names of systems of its stage it must follow or precede.
     """
 
     name: ClassVar[str]
     stage: ClassVar[Stage]
     after: ClassVar[tuple[str, ...]] = ()
     before: ClassVar[tuple[str, ...]] = ()
-    needs_particles: ClassVar[bool] = False
+    needs: ClassVar[tuple[str, ...]] = ()
 
     def process(self, step: Step) -> None:  # pragma: no cover - every system overrides it
         raise NotImplementedError(f"{type(self).__name__} must implement process(step)")
 
     def idle(self, step: Step) -> bool:
         """Whether this substep has nothing for this system to do: True skips its ``process`` until
-        the next substep. Asked once a substep: of the SUBSTEP and SUBSTEP_END systems before the
-        substep starts, so a system idle then must stay so whatever the systems before it do (no
-        bodies of its kind: nothing adds bodies in a frame), and of the ITERATION systems after the
-        SUBSTEP stage (a contact pass is idle with no pairs listed). True only where ``process``
-        would change nothing: a level of cloth alone has eleven such systems, and twenty calls a
-        frame that each found nothing to do took a tenth of the 80 × 50 sheet's frame. Default:
-        never idle."""
+        the next substep. Asked only of systems whose ``needs`` the world meets, for what ``needs``
+        cannot say (a wall shaking, a field pushing, pairs listed). Asked once a substep: of the
+        SUBSTEP and SUBSTEP_END systems before the substep starts, so a system idle then must stay
+        so whatever the systems before it do (nothing adds bodies in a frame), and of the ITERATION
+        systems after the SUBSTEP stage (a contact pass is idle with no pairs listed). True only
+        where ``process`` would change nothing. Default: never idle."""
         return False
 
     def fused_iterations(self, busy: list[System], step: Step) -> Callable[[], None] | None:
@@ -146,8 +146,9 @@ class Schedule:
         """Each stage's systems in the order they were added."""
         self._stages: dict[Stage, list[System]] = {stage: [] for stage in Stage}
         """Each stage's systems in run order."""
-        self._lean: dict[Stage, list[System]] | None = None
-        """The stages without particle-only systems, made when first needed (``add``/``remove`` drop it)."""
+        self._for_kinds: dict[tuple[bool, ...], dict[Stage, list[System]]] = {}
+        """The stages of a world holding the kinds given (``world.kinds_present``): only the systems
+        whose ``needs`` it meets; made when first needed (``add``/``remove`` drop them)."""
         self._custom: set[str] | None = None
         self._builtin_substeps: bool | None = None
         self.after_custom: Callable[[System], None] | None = None
@@ -227,7 +228,7 @@ class Schedule:
     def add(self, system: System) -> None:
         """Put ``system`` into its stage, at its place; raise ``ScheduleError`` (and add nothing) for a
         name already scheduled, a custom system without a stage, an ``after``/``before`` name its stage
-        does not know, or a place no order can give."""
+        does not know, a ``needs`` that is no kind of body, or a place no order can give."""
         if any(s.name == system.name for group in self._added.values() for s in group):
             raise ScheduleError(f"a system named {system.name!r} is already scheduled")
         stage = self.stage_of(system)
@@ -238,6 +239,10 @@ class Schedule:
                 "(weft.systems.frame), not `after`/`before`"
             )
         problems = self.place_problems(system)
+        unknown = [kind for kind in system.needs if kind not in world.KINDS]
+        if unknown:
+            kinds = ", ".join(world.KINDS)
+            problems.append(("needs", f"expected kinds of body ({kinds}), got {unknown[0]!r}"))
         if problems:
             raise ScheduleError("; ".join(f"{key}: {message}" for key, message in problems))
         added = [*self._added[stage], system]
@@ -250,7 +255,7 @@ class Schedule:
             )
         self._added[stage] = added
         self._stages[stage] = order
-        self._lean = None
+        self._for_kinds.clear()
         self._custom = self._builtin_substeps = None
 
     def _order(self, stage: Stage, systems: list[System]) -> list[System] | None:
@@ -297,7 +302,7 @@ class Schedule:
                 if system.name == name:
                     group.remove(system)
                     self._stages[stage].remove(system)
-                    self._lean = None
+                    self._for_kinds.clear()
                     self._custom = self._builtin_substeps = None
                     return system
         raise KeyError(name)
@@ -334,8 +339,8 @@ class Schedule:
         guard = self._guard()
         timings = self.timings
         _process(self._stages[Stage.FRAME_START], step, guard, timings)
-        # after the tools: a pour may just have made the level's first particles
-        stages = self._stages if world.stores().particles.count else self._without_particles()
+        # after the tools: a pour may just have made the level's first particles, a grab a pin
+        stages = self._stages_for(world.kinds_present())
         substep_stage = stages[Stage.SUBSTEP]
         iteration_stage = stages[Stage.ITERATION]
         end_stage = stages[Stage.SUBSTEP_END]
@@ -384,14 +389,23 @@ class Schedule:
 
         return guard
 
-    def _without_particles(self) -> dict[Stage, list[System]]:
-        """The stages without the systems that only act on particles."""
-        if self._lean is None:
-            self._lean = {
-                stage: [system for system in group if not system.needs_particles]
+    def _stages_for(self, present: tuple[bool, ...]) -> dict[Stage, list[System]]:
+        """The stages without the systems that need a kind of body the world lacks (``present``:
+        ``world.kinds_present``)."""
+        stages = self._for_kinds.get(present)
+        if stages is None:
+            lacking = {kind for kind, held in zip(world.KINDS, present, strict=True) if not held}
+            stages = {
+                stage: [system for system in group if lacking.isdisjoint(system.needs)]
                 for stage, group in self._stages.items()
             }
-        return self._lean
+            self._for_kinds[present] = stages
+        return stages
+
+    def busy(self, stage: Stage, step: Step) -> list[System]:
+        """The systems of ``stage`` with work in the active world now: those whose ``needs`` it meets
+        and that are not ``idle`` (what a frame runs, when nothing is fused)."""
+        return _busy(self._stages_for(world.kinds_present())[stage], step)
 
     def draw(self, step: Step) -> None:
         """Run the DRAW stage (from ``on_draw``, never from the physics step)."""

@@ -258,10 +258,7 @@ class JointLimitSystem(System):
     """
 
     name = "joint_limits"
-    needs_particles = True
-
-    def idle(self, step: Step) -> bool:
-        return not by_entity(Ragdoll)
+    needs = ("particles", "ragdolls")
 
     def process(self, step: Step) -> None:
         ragdolls = by_entity(Ragdoll)
@@ -285,11 +282,10 @@ class SkinSystem(System):
     """Poses every skeleton (from its particles or its clip) and skins its mesh, once a frame."""
 
     name = "skin"
+    needs = ("skins",)
 
     def process(self, step: Step) -> None:
         characters = by_entity(Skinned)
-        if not characters:
-            return
         stores = world.stores()
         time = step.time + step.dt  # the end of this frame
         for entity, skinned in characters:

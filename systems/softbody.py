@@ -397,14 +397,11 @@ class PressureSystem(System):
     """
 
     name = "pressure"
-    needs_particles = True
+    needs = ("particles", "creatures")
 
     def __init__(self) -> None:
         self._fingers: list[tuple[float, ...]] = []
         """This frame's press-tool fingers: ``(x, y, dx, dy, reach)``, from ``move_fingers``."""
-
-    def idle(self, step: Step) -> bool:
-        return _no_creatures()
 
     def process(self, step: Step) -> None:
         bodies = by_entity(SoftBody)
@@ -472,10 +469,7 @@ class PerimeterSystem(System):
     """
 
     name = "perimeter"
-    needs_particles = True
-
-    def idle(self, step: Step) -> bool:
-        return _no_creatures()
+    needs = ("particles", "creatures")
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles
@@ -497,7 +491,7 @@ class UprightSystem(System):
     """
 
     name = "upright"
-    needs_particles = True
+    needs = ("particles", "creatures")
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles
@@ -520,10 +514,7 @@ class LegsSystem(System):
     """
 
     name = "legs"
-    needs_particles = True
-
-    def idle(self, step: Step) -> bool:
-        return _no_creatures()
+    needs = ("particles", "creatures")
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles
@@ -560,8 +551,3 @@ def poke_all() -> None:
     """Start a poke on every soft body of the active world (what Enter does)."""
     for _, body in esper.get_component(SoftBody):
         body.poke = POKE_FRAMES
-
-
-def _no_creatures() -> bool:
-    """Whether the world holds no soft body: the creatures' systems then have nothing to do."""
-    return not by_entity(SoftBody)

@@ -18,17 +18,12 @@ class SweepSystem(System):
     """
 
     name = "sweep"
-    needs_particles = True
+    needs = ("particles", "colliding")
 
     def __init__(self) -> None:
         super().__init__()
         self.tests = 0
         """Pair tests spent so far this frame."""
-
-    def idle(self, step: Step) -> bool:
-        # asked before the broadphase runs: without circles or rings it never bins (never fresh)
-        particles = world.stores().particles
-        return particles.circles == 0 and particles.rings == 0
 
     def process(self, step: Step) -> None:
         if step.substep == 0:

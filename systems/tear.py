@@ -35,10 +35,7 @@ class TearSystem(System):
     """Breaks every thread stretched past its tear ratio, then the threads leaning on it."""
 
     name = "tear"
-    needs_particles = True
-
-    def idle(self, step: Step) -> bool:
-        return world.stores().distances.count == 0
+    needs = ("particles", "threads")
 
     def process(self, step: Step) -> None:
         stores = world.stores()

@@ -125,7 +125,7 @@ def test_anything_else_in_the_substep_runs_it_one_system_at_a_time(
 
 def busy(sim: Simulation, stage: Stage) -> list[str]:
     with sim.physics.entered():
-        return [system.name for system in sim.schedule.systems(stage) if not system.idle(Step())]
+        return [system.name for system in sim.schedule.busy(stage, Step())]
 
 
 def test_a_hanging_sheets_substep_is_integrate_and_pins_then_contain_and_tear() -> None:

@@ -210,25 +210,44 @@ def test_automatic_substeps_follow_the_finest_spacing() -> None:
     assert sheet(spacing=2, world="substeps = 3").settings.resolved_substeps() == 3
 
 
-def test_a_world_without_particles_skips_the_systems_that_only_act_on_particles() -> None:
+def test_a_world_without_a_kind_of_body_skips_the_systems_that_need_it_without_asking_them() -> None:
     from support.worlds import simulate
 
-    def particle_only(name: str, stage: Stage) -> System:
-        system = recorder(name, stage)
-        type(system).needs_particles = True
-        return system
+    asked: list[str] = []
+
+    class Asked(Recorder):
+        def idle(self, step: Step) -> bool:
+            asked.append(self.name)
+            return False
+
+    def needing(name: str, stage: Stage, *kinds: str) -> System:
+        return type(name, (Asked,), {"name": name, "stage": stage, "needs": kinds})()
 
     boxes = simulate('[[boxes]]\nname = "crate"\nlayout = "list"\npositions = [[640, 20]]')
     with_cloth = sheet()
     for sim in (boxes, with_cloth):
-        sim.schedule.add(particle_only("particles_only", Stage.SUBSTEP))
+        sim.schedule.add(needing("particles_only", Stage.SUBSTEP, "particles"))
+        sim.schedule.add(needing("boxes_only", Stage.SUBSTEP_END, "boxes"))
+        sim.schedule.add(needing("threads_and_boxes", Stage.FRAME_END, "threads", "boxes"))
         sim.schedule.add(recorder("always", Stage.ITERATION))
     Recorder.log = []
     boxes.step()
-    assert {name for name, _, _ in Recorder.log} == {"always"}  # custom systems still run
-    Recorder.log = []
+    assert {name for name, _, _ in Recorder.log} == {
+        "always",
+        "boxes_only",
+    }  # custom systems without needs run
+    Recorder.log, asked[:] = [], []
     with_cloth.step()
     assert {name for name, _, _ in Recorder.log} == {"particles_only", "always"}
+    assert asked == ["particles_only"]  # the boxes' systems were never asked
+
+
+def test_a_need_that_is_no_kind_of_body_is_refused_with_the_kinds_there_are() -> None:
+    system = type("wants", (Recorder,), {"name": "wants", "stage": Stage.SUBSTEP, "needs": ("cloths",)})()
+    with pytest.raises(
+        ScheduleError, match=r"needs: expected kinds of body \(particles, threads, .*got 'cloths'"
+    ):
+        default_schedule().add(system)
 
 
 class SleepyRecorder(Recorder):
@@ -255,7 +274,7 @@ def test_a_hanging_sheet_relaxes_and_meets_the_walls_and_nothing_else_each_itera
     sim = sheet()
     sim.step()
     with sim.physics.entered():
-        busy = [s.name for s in sim.schedule.systems(Stage.ITERATION) if not s.idle(Step())]
+        busy = [s.name for s in sim.schedule.busy(Stage.ITERATION, Step())]
     assert busy == ["distances", "bounds"]
 
 
