@@ -25,7 +25,7 @@ from weft.systems.kernels.cloth_step import step_cloth, step_cloth_in_sides
 from weft.systems.kernels.verlet import Motion
 from weft.systems.pins import PinSystem, pin_arguments
 from weft.systems.schedule import Step, System
-from weft.systems.tear import TearSystem, tearing
+from weft.systems.tear import TearSystem, tear_limits
 
 ITERATIONS = (DistanceSystem, BoundsSystem)
 """The ITERATION systems with work in a substep of cloth alone."""
@@ -55,7 +55,7 @@ def cloth_substep(
     settings, stores = world.settings(), world.stores()
     moving = (motion(settings, step), *pin_arguments(stores.pins, settings, step), loop.iterations)
     bodies = (loop.points, loop.threads)
-    ending = (loop.walls, tearing(stores.distances))
+    ending = (loop.walls, tear_limits(stores.distances))
     if loop.sides:
         return lambda: step_cloth_in_sides(*moving, *bodies, loop.sides, *ending)
     return lambda: step_cloth(*moving, *bodies, *ending)

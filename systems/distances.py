@@ -121,26 +121,20 @@ class DistanceSystem(System):
         if self._general:  # XPBD's multipliers accumulate over the iterations of one substep only
             distances.lam[:m] = 0.0
         pos, inv_mass = stores.particles.pos, stores.particles.inv_mass
-        i, j, rest, alive = distances.i[:m], distances.j[:m], distances.rest[:m], distances.alive[:m]
-        compliance, lam, mode = distances.compliance[:m], distances.lam[:m], distances.mode[:m]
+        threads: tuple[Any, ...] = (distances.i[:m], distances.j[:m], distances.rest[:m])
+        if self._general:
+            compliant = (distances.compliance[:m], distances.lam[:m], distances.alive[:m], distances.mode[:m])
+            threads = (*threads, *compliant, step.dt)
+        else:
+            threads = (*threads, distances.alive[:m])
         sides = stores.distance_sides
         if m < PARALLEL_DISTANCES:
             sides.split = 0
-        else:
-            if step.substep == 0:
-                cut(distances, sides)
-            runs, parts = sides.runs, sides.parts
-            if self._general:
-                kernel = relax_sides
-                arguments: tuple[Any, ...] = (
-                    pos, inv_mass, i, j, rest, compliance, lam, alive, mode, step.dt, runs, parts,
-                )  # fmt: skip
-            else:
-                kernel, arguments = relax_rigid_sides, (pos, inv_mass, i, j, rest, alive, runs, parts)
-            return kernel, arguments
-        if self._general:
-            return relax_distances, (pos, inv_mass, i, j, rest, compliance, lam, alive, mode, step.dt)
-        return relax_rigid_distances, (pos, inv_mass, i, j, rest, alive)
+            return (relax_distances if self._general else relax_rigid_distances), (pos, inv_mass, *threads)
+        if step.substep == 0:
+            cut(distances, sides)
+        kernel = relax_sides if self._general else relax_rigid_sides
+        return kernel, (pos, inv_mass, *threads, sides.runs, sides.parts)
 
 
 def cut(distances: DistanceStore, sides: DistanceSides) -> None:

@@ -19,16 +19,15 @@ def kill_dependents(stores: Stores) -> None:
 
 def tearing(distances: DistanceStore) -> tuple[Any, ...]:
     """``break_overstretched``'s arguments after the positions: the threads' ends, rest lengths,
-    alive flags, tear ratios and parents."""
+    alive flags, then ``tear_limits``."""
     m = distances.count
-    return (
-        distances.i[:m],
-        distances.j[:m],
-        distances.rest[:m],
-        distances.alive[:m],
-        distances.tear_ratio[:m],
-        distances.parents[:m],
-    )
+    return distances.i[:m], distances.j[:m], distances.rest[:m], distances.alive[:m], *tear_limits(distances)
+
+
+def tear_limits(distances: DistanceStore) -> tuple[Any, Any]:
+    """The threads' tear ratios and parents (``break_overstretched``'s last two arguments)."""
+    m = distances.count
+    return distances.tear_ratio[:m], distances.parents[:m]
 
 
 class TearSystem(System):

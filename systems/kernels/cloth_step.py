@@ -35,7 +35,8 @@ kinds ``(N,)``."""
 Threads = tuple[Any, ...]
 """The threads' ends ``(M,)`` (uint32), rest lengths and alive flags ``(M,)``."""
 Tearing = tuple[Any, ...]
-"""``break_overstretched``'s arguments after the positions (``weft.systems.tear.tearing``)."""
+"""The threads' tear ratios and parents: ``break_overstretched``'s arguments after the positions
+and ``Threads`` (``weft.systems.tear.tear_limits``)."""
 
 
 @numba.njit(cache=True, **NO_DIVISION_CHECK)
@@ -54,7 +55,7 @@ def step_cloth(
     once more, then ``break_overstretched``."""
     _move(points, motion, pins, pinning)
     iterate_rigid_in_walls(iterations, *points, *threads, walls)
-    _contain_and_tear(points, walls, tearing)
+    _contain_and_tear(points, threads, walls, tearing)
 
 
 @kernel_with_threads(own_prange=False, **NO_DIVISION_CHECK)
@@ -73,7 +74,7 @@ def step_cloth_in_sides(
     ``sides``: its runs, parts and split); the rest of the substep is on the calling thread."""
     _move(points, motion, pins, pinning)
     iterate_rigid_sides_in_walls(iterations, *points, *threads, *sides, walls)
-    _contain_and_tear(points, walls, tearing)
+    _contain_and_tear(points, threads, walls, tearing)
 
 
 @numba.njit(cache=True, inline="always")
@@ -85,8 +86,8 @@ def _move(points: Points, motion: Motion, pins: PinArrays, pinning: Pinning) -> 
 
 
 @numba.njit(cache=True, inline="always")
-def _contain_and_tear(points: Points, walls: Walls, tearing: Tearing) -> None:
+def _contain_and_tear(points: Points, threads: Threads, walls: Walls, tearing: Tearing) -> None:
     """The end of the substep: the walls once more (``ContainSystem``), then tearing (``TearSystem``)."""
     pos, prev, inv_mass, radius, kind = points
     clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, all_inside_walls(pos, radius, *walls[:4]))
-    break_overstretched(pos, *tearing)
+    break_overstretched(pos, *threads, *tearing)
