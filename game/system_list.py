@@ -31,14 +31,19 @@ class Listing:
 def system_listing() -> Listing:
     """The built-in systems stage by stage in run order (``weft.systems.frame``), then every registered or
     installed custom system."""
-    lines = ["Built-in systems, stage by stage in run order (always run; levels cannot add them again):"]
+    lines = [
+        "Built-in systems, stage by stage in run order (each runs while the world holds what it needs;",
+        "levels cannot add them again):",
+    ]
     for stage, row in FRAME.items():
         lines += ["", f"  {stage.value}: {RUNS[stage].replace('`', '')}"]
         drawn = [entry for entry in row if isinstance(entry, str)]
         if drawn:
             lines.append(f"    {', '.join(drawn)}")
         lines += [
-            f"    {entry.name:<16} {_summary(entry)}".rstrip() for entry in row if not isinstance(entry, str)
+            f"    {entry.name:<16} {_summary(entry)}{_needs(entry)}".rstrip()
+            for entry in row
+            if not isinstance(entry, str)
         ]
     custom: dict[str, tuple[type[System], str]] = {
         name: (cls, f"registered by {registry.qualified(cls)}") for name, cls in registry.registered().items()
@@ -61,7 +66,9 @@ def system_listing() -> Listing:
 
 
 def _describe(name: str, cls: type[System], source: str) -> list[str]:
-    lines = ["", f"  {name}  (stage {cls.stage.value}; {_place(cls) or 'no declared place'}; {source})"]
+    needs = f"; needs {', '.join(cls.needs)}" if cls.needs else ""
+    place = _place(cls) or "no declared place"
+    lines = ["", f"  {name}  (stage {cls.stage.value}; {place}{needs}; {source})"]
     summary = _summary(cls)
     if summary:
         lines.append(f"    {summary}")
@@ -82,6 +89,11 @@ def _summary(cls: type[System]) -> str:
     paragraph = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
     sentence, stop, _ = paragraph.partition(". ")
     return (sentence + "." if stop else paragraph).replace("``", "")
+
+
+def _needs(cls: type[System]) -> str:
+    """The kinds of body a system needs to run (``System.needs``), as a note after its summary."""
+    return f" (needs {', '.join(cls.needs)})" if cls.needs else ""
 
 
 def _place(cls: type[System]) -> str:

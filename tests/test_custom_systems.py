@@ -266,7 +266,9 @@ def test_the_example_runs_as_an_installed_plugin_and_is_listed(tmp_path: Path) -
     substep = text.split("  substep: ", 1)[1].split("\n\n", 1)[0]  # the built-ins of one stage, in order
     assert [line.split()[0] for line in substep.splitlines()[1:]] == list(FRAME_NAMES[Stage.SUBSTEP])
     assert "    integrate        Moves every free particle by its Verlet velocity" in text
-    assert "gravity_wells  (stage substep; after integrate; before broadphase; entry point " in text
+    place = "(stage substep; after integrate; before broadphase; needs colliding; entry point "
+    assert f"gravity_wells  {place}" in text
+    assert "    pins             Moves every pinned particle" in text and "(needs particles, pins)" in text
     assert "of weft-gravity-wells" in text
     assert "strength  float              = 2000.0            Pull within the core, px/s²." in text
     ran = run_game("run", str(EXAMPLE / "wells.toml"), "--frames", "30", path=(site, EXAMPLE))

@@ -19,6 +19,7 @@ class GravityWells(System):
     stage = Stage.SUBSTEP
     after = ("integrate",)  # a move after the Verlet step is an acceleration, like gravity's
     before = ("broadphase",)  # and the contacts of this substep see it
+    needs = ("colliding",)  # a world without circles leaves it out
 
     class Params(SystemParams):
         wells: list[Vec2] = Field([[640.0, 360.0]], description="Centres of the wells [[x, y], ...], px.")
