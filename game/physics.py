@@ -379,6 +379,9 @@ class Physics:
         if previous != self.world:
             esper.switch_world(self.world)
         try:
+            # as ``esper.process`` starts: an entity deleted since (not at once) loses its components
+            # now, or a body's component outlives its rows, and its systems act on the next body's
+            esper.clear_dead_entities()
             self._check_attached()
             clock = esper.component_for_entity(self.entity, Clock)
             for _ in range(frames):

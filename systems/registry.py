@@ -41,7 +41,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from weft.systems.frame import FRAME_NAMES, default_schedule
-from weft.systems.schedule import Stage, System
+from weft.systems.schedule import Stage, System, needs_problem
 
 ENTRY_POINT_GROUP = "weft.systems"
 """Installed distributions offer systems here: ``gravity_wells = "my_pkg.wells:GravityWells"``."""
@@ -110,6 +110,9 @@ def class_problems(cls: object) -> list[str]:
         value = getattr(cls, key)
         if not (isinstance(value, tuple) and all(isinstance(n, str) for n in value)):
             problems.append(f"expected `{key}` to be a tuple of system names, got {value!r}")
+    wrong = needs_problem(getattr(cls, "needs", ()))
+    if wrong:
+        problems.append(f"`needs`: {wrong}")
     if cls.process is System.process:
         problems.append("expected a `process(self, step)` method")
     params = params_of(cls)

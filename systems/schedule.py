@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import esper
 
@@ -119,6 +119,28 @@ SUBSTEP_STAGES = (Stage.SUBSTEP, Stage.ITERATION, Stage.SUBSTEP_END)
 """The stages run once per substep (the iterations inside it)."""
 
 
+class Plan(NamedTuple):
+    """A frame of a world holding some kinds of body (``Schedule._plan``)."""
+
+    stages: dict[Stage, list[System]]
+    """Each stage's systems whose ``needs`` the world meets, in run order."""
+    builtin_substeps: bool
+    """Whether those of SUBSTEP, ITERATION and SUBSTEP_END are built-in systems alone: a fused
+    substep stands for those alone (and may ask their ``idle`` before the schedule does). A custom
+    system left out for its ``needs`` keeps no substep from fusing."""
+
+
+def needs_problem(needs: object) -> str | None:
+    """What is wrong with a system's ``needs``, or None where it is a tuple of ``world.KINDS``."""
+    kinds = ", ".join(world.KINDS)
+    if isinstance(needs, str):  # ("colliding") is a string: the comma makes the tuple
+        return f"expected a tuple of kinds of body ({kinds}), got the string {needs!r}: write ({needs!r},)"
+    if not isinstance(needs, tuple):
+        return f"expected a tuple of kinds of body ({kinds}), got {needs!r}"
+    unknown = [kind for kind in needs if kind not in world.KINDS]
+    return f"expected kinds of body ({kinds}), got {unknown[0]!r}" if unknown else None
+
+
 class ScheduleError(ValueError):
     """A system cannot be placed: a duplicate name, no stage, an unknown or impossible before/after."""
 
@@ -146,11 +168,12 @@ class Schedule:
         """Each stage's systems in the order they were added."""
         self._stages: dict[Stage, list[System]] = {stage: [] for stage in Stage}
         """Each stage's systems in run order."""
-        self._for_kinds: dict[tuple[bool, ...], dict[Stage, list[System]]] = {}
-        """The stages of a world holding the kinds given (``world.kinds_present``): only the systems
-        whose ``needs`` it meets; made when first needed (``add``/``remove`` drop them)."""
+        self._plans: dict[tuple[bool, ...], Plan] = {}
+        """The frame of a world holding the kinds given (``world.kinds_present``), made when first
+        needed (``add``/``remove`` drop them)."""
         self._custom: set[str] | None = None
-        self._builtin_substeps: bool | None = None
+        self._start_needs: bool | None = None
+        """Whether a FRAME_START system has ``needs`` (none of the built-ins has)."""
         self.after_custom: Callable[[System], None] | None = None
         """Called after every run of a custom system (not a built-in) with that system: the
         application brings back into range what it left out of it (``weft.game.settings_guard``).
@@ -169,15 +192,6 @@ class Schedule:
             builtin = {name for names in self.frame.values() for name in names}
             self._custom = {s.name for group in self._added.values() for s in group} - builtin
         return self._custom
-
-    def _substeps_builtin(self) -> bool:
-        """Whether the SUBSTEP, ITERATION and SUBSTEP_END stages hold built-in systems only: a
-        fused substep stands for those alone (and may ask their ``idle`` before the schedule does)."""
-        if self._builtin_substeps is None:
-            custom = self.custom()
-            stages = (self._stages[stage] for stage in SUBSTEP_STAGES)
-            self._builtin_substeps = not any(system.name in custom for group in stages for system in group)
-        return self._builtin_substeps
 
     def copy(self) -> Schedule:
         """A schedule of the same systems (the same instances) and the same built-in order."""
@@ -239,10 +253,9 @@ class Schedule:
                 "(weft.systems.frame), not `after`/`before`"
             )
         problems = self.place_problems(system)
-        unknown = [kind for kind in system.needs if kind not in world.KINDS]
-        if unknown:
-            kinds = ", ".join(world.KINDS)
-            problems.append(("needs", f"expected kinds of body ({kinds}), got {unknown[0]!r}"))
+        wrong = needs_problem(system.needs)
+        if wrong:
+            problems.append(("needs", wrong))
         if problems:
             raise ScheduleError("; ".join(f"{key}: {message}" for key, message in problems))
         added = [*self._added[stage], system]
@@ -255,8 +268,8 @@ class Schedule:
             )
         self._added[stage] = added
         self._stages[stage] = order
-        self._for_kinds.clear()
-        self._custom = self._builtin_substeps = None
+        self._plans.clear()
+        self._custom = self._start_needs = None
 
     def _order(self, stage: Stage, systems: list[System]) -> list[System] | None:
         """``systems`` in run order, or None when their places contradict each other.
@@ -302,8 +315,8 @@ class Schedule:
                 if system.name == name:
                     group.remove(system)
                     self._stages[stage].remove(system)
-                    self._for_kinds.clear()
-                    self._custom = self._builtin_substeps = None
+                    self._plans.clear()
+                    self._custom = self._start_needs = None
                     return system
         raise KeyError(name)
 
@@ -338,9 +351,10 @@ class Schedule:
         )
         guard = self._guard()
         timings = self.timings
-        _process(self._stages[Stage.FRAME_START], step, guard, timings)
+        _process(self._start(), step, guard, timings)
         # after the tools: a pour may just have made the level's first particles, a grab a pin
-        stages = self._stages_for(world.kinds_present())
+        plan = self._plan(world.kinds_present())
+        stages = plan.stages
         substep_stage = stages[Stage.SUBSTEP]
         iteration_stage = stages[Stage.ITERATION]
         end_stage = stages[Stage.SUBSTEP_END]
@@ -348,7 +362,7 @@ class Schedule:
             step.iterations = 0
         # with the finite check on, one by one: it names the system that left a NaN
         may_fuse = not finite.ENABLED
-        may_fuse_substep = may_fuse and self._substeps_builtin()
+        may_fuse_substep = may_fuse and plan.builtin_substeps
         for substep in range(substeps):
             step.substep = substep
             step.time = (frame + substep / substeps) * FRAME_DT
@@ -389,23 +403,33 @@ class Schedule:
 
         return guard
 
-    def _stages_for(self, present: tuple[bool, ...]) -> dict[Stage, list[System]]:
-        """The stages without the systems that need a kind of body the world lacks (``present``:
-        ``world.kinds_present``)."""
-        stages = self._for_kinds.get(present)
-        if stages is None:
+    def _plan(self, present: tuple[bool, ...]) -> Plan:
+        """The frame of a world holding the kinds ``present`` (``world.kinds_present``)."""
+        plan = self._plans.get(present)
+        if plan is None:
             lacking = {kind for kind, held in zip(world.KINDS, present, strict=True) if not held}
             stages = {
                 stage: [system for system in group if lacking.isdisjoint(system.needs)]
                 for stage, group in self._stages.items()
             }
-            self._for_kinds[present] = stages
-        return stages
+            custom = self.custom()
+            substeps = (system for stage in SUBSTEP_STAGES for system in stages[stage])
+            plan = Plan(stages, not any(system.name in custom for system in substeps))
+            self._plans[present] = plan
+        return plan
+
+    def _start(self) -> list[System]:
+        """The FRAME_START systems to run: all, unless one has ``needs`` (then the world is read)."""
+        if self._start_needs is None:
+            self._start_needs = any(system.needs for system in self._stages[Stage.FRAME_START])
+        if self._start_needs:
+            return self._plan(world.kinds_present()).stages[Stage.FRAME_START]
+        return self._stages[Stage.FRAME_START]
 
     def busy(self, stage: Stage, step: Step) -> list[System]:
         """The systems of ``stage`` with work in the active world now: those whose ``needs`` it meets
         and that are not ``idle`` (what a frame runs, when nothing is fused)."""
-        return _busy(self._stages_for(world.kinds_present())[stage], step)
+        return _busy(self._plan(world.kinds_present()).stages[stage], step)
 
     def draw(self, step: Step) -> None:
         """Run the DRAW stage (from ``on_draw``, never from the physics step)."""

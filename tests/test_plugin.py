@@ -198,6 +198,22 @@ def test_a_body_the_game_deletes_with_esper_is_taken_out_at_the_next_frame(game_
     assert np.abs(physics.positions(bodies["sheet"]) - sheet).max() < 3.0
 
 
+def test_a_creature_deleted_with_esper_then_stepped_by_physics_acts_no_more(game_world: str) -> None:
+    physics = weft.Physics(settings=weft.World(bounds=[0, 0, 1280, 720], gravity=[0, 0]))
+    creature = physics.add(weft.Creature(center=(900, 300), radius=60))
+    physics.step(30)
+    esper.delete_entity(creature)  # not at once: esper.process would finish it; physics.step does too
+    physics.step(5)
+    with physics.entered():
+        assert esper.get_component(weft.components.SoftBody) == []
+    balls = physics.add(weft.Balls(count=40, radius=[5, 5], region=[300, 100, 700, 300]))
+    before = physics.positions(balls)
+    physics.step(60)
+    # the region's lattice packs the circles touching, so they only settle apart: 16 px at most,
+    # as after physics.remove; the creature's systems acting on their rows threw them 550 px
+    assert np.abs(physics.positions(balls) - before).max() < 20.0
+
+
 def test_a_custom_system_can_add_and_remove_bodies_which_happen_when_the_frame_ends(game_world: str) -> None:
     physics = weft.Physics()
     bodies = scene(physics)

@@ -250,6 +250,46 @@ def test_a_need_that_is_no_kind_of_body_is_refused_with_the_kinds_there_are() ->
         default_schedule().add(system)
 
 
+def test_a_frame_start_system_with_needs_is_left_out_too() -> None:
+    from support.worlds import simulate
+
+    balls = simulate('[[balls]]\nname = "b"\ncount = 20')
+    for stage in (Stage.FRAME_START, Stage.FRAME_END):
+        name = f"boxes_at_{stage.value}"
+        balls.schedule.add(type(name, (Recorder,), {"name": name, "stage": stage, "needs": ("boxes",)})())
+    Recorder.log = []
+    balls.step(3)
+    assert Recorder.log == []
+
+
+def test_a_system_left_out_for_its_needs_keeps_the_cloth_substep_fused() -> None:
+    left_out, plain = sheet(), sheet()
+    needy = type("needy", (Recorder,), {"name": "needy", "stage": Stage.SUBSTEP, "needs": ("colliding",)})
+    left_out.schedule.add(needy())
+    for sim in (left_out, plain):
+        sim.schedule.timings = {}
+        sim.step(3)
+    assert "integrate+pins+distances+bounds+contain+tear" in left_out.schedule.timings
+    assert set(left_out.schedule.timings) == set(plain.schedule.timings)
+    assert (left_out.stores.particles.pos == plain.stores.particles.pos).all()
+
+
+def test_needs_written_as_a_string_is_refused_with_the_comma_it_lacks() -> None:
+    from weft.systems.registry import RegistryError, register
+
+    class Wells(Recorder):
+        """Pulls."""
+
+        name = "string_needs"
+        stage = Stage.SUBSTEP
+        needs = "colliding"  # type: ignore[assignment]  # ("colliding") without its comma
+
+    with pytest.raises(ScheduleError, match=r"got the string 'colliding': write \('colliding',\)"):
+        default_schedule().add(Wells())
+    with pytest.raises(RegistryError, match=r"`needs`: expected a tuple of kinds of body .*got the string"):
+        register(Wells)
+
+
 class SleepyRecorder(Recorder):
     """A recorder with nothing to do in substep 0; counts how often it is asked."""
 
