@@ -14,7 +14,9 @@ from weft.systems.schedule import Step, System
 
 
 def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
-    """Index of the particle nearest to (x, y) within ``reach`` px, or ``NOTHING``.
+    """Index of the particle a hand can take nearest to (x, y) within ``reach`` px, or ``NOTHING``:
+    a free one or a pinned one (its pin is moved), never a fixed one (inverse mass 0 and no pin),
+    which never moves.
 
     Ties go to the lowest index, so picking is reproducible.
     """
@@ -24,6 +26,9 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
         return NOTHING
     offset = particles.pos[:n] - (x, y)
     dist2 = np.einsum("ij,ij->i", offset, offset)
+    fixed = particles.inv_mass[:n] == 0.0
+    fixed[stores.pins.index[: stores.pins.count]] = False
+    dist2[fixed] = np.inf
     k = int(np.argmin(dist2))
     return k if dist2[k] <= reach * reach else NOTHING
 

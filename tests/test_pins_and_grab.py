@@ -88,6 +88,24 @@ def test_press_far_from_every_point_grabs_nothing() -> None:
     assert session.sim.stores.pins.count == session.sim.body("sheet")[1].cols
 
 
+def test_a_fixed_circle_is_never_taken_by_the_hand_but_the_free_one_beside_it_is() -> None:
+    from support.worlds import simulate
+
+    # levels.md: fixed circles never move. The hand took the nearest point whatever it was, and the
+    # ragdoll level's pegs went where they were dragged, and stayed
+    sim = simulate(
+        "[world]\ngravity = [0, 0]\n"
+        '[[balls]]\nname = "pegs"\npositions = [[600, 300]]\nfixed = true\n'
+        '[[balls]]\nname = "loose"\npositions = [[630, 300]]'
+    )
+    session = Session(sim)
+    press(session, 602.0, 300.0)  # on the peg: the loose circle, 28 px away, is the one within reach
+    drag(session, 700.0, 420.0, 98.0, 120.0)
+    session.run(30)
+    np.testing.assert_array_equal(sim.positions("pegs"), [[600.0, 300.0]])
+    assert np.linalg.norm(sim.positions("loose")[0] - (700.0, 420.0)) < 1.0
+
+
 @pytest.mark.parametrize("layout", ["every", "ends", "top", "none"])
 def test_pin_layout_can_change_while_running(layout: str) -> None:
     sim = Simulation.load(DEFAULT_LEVEL)
