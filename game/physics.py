@@ -141,6 +141,9 @@ class Physics:
         self._bodies: dict[int, Spec | None] = {}
         """Every body's entity and its spec (None for the circles the pour tool made)."""
         self._rows: dict[int, tuple[int, IntArray]] = {}
+        self._level_systems: dict[str, System] = {}
+        """The custom systems that levels brought (``load``), by name: a level loaded again replaces
+        its own, and a cleared world drops them."""
         """Rows of ball sets (found by their owner column), kept while no body comes or goes."""
         with self.entered():
             self.entity = self._own_entity()
@@ -253,7 +256,9 @@ class Physics:
         overrides: list[str] | tuple[str, ...] = (),
         allow_import: list[str] | tuple[str, ...] = (),
     ) -> dict[str, int]:
-        """Add a level's bodies, its ``[world]`` settings, its custom systems and its tools' seed.
+        """Add a level's bodies, its ``[world]`` settings, its custom systems and its tools' seed (a
+        system of the same name that a level brought before is replaced: the same level may be loaded
+        again).
 
         ``level``: a level file (TOML or a Tiled map), read as ``weft validate`` reads it, with
         ``--set`` style ``overrides``; ``allow_import``: module patterns its ``module:attr``
@@ -262,7 +267,14 @@ class Physics:
         """
         if not isinstance(level, LoadedLevel):
             level = load_level(level, overrides, allow_import)
-        self.schedule = level_schedule(level, base=self.schedule)  # the same systems, and the level's
+        with self.entered():
+            self._check_attached()  # a cleared world has dropped the systems levels brought
+        before = {system.name: system for system in self.schedule.systems()}
+        # the same systems, and the level's; one a level brought before under the same name is replaced
+        self.schedule = level_schedule(level, base=self.schedule, replacing=self._levels_own())
+        for name in self.schedule.custom():
+            if before.get(name) is not (system := self.schedule.get(name)):
+                self._level_systems[name] = system
         tools = level.model.tools
         self.configure(level.model.world)
         with self.entered():
@@ -413,6 +425,11 @@ class Physics:
         if self._followers:
             self._move_followers()
 
+    def _levels_own(self) -> set[str]:
+        """The names of the systems levels brought that are still scheduled (not taken out since)."""
+        scheduled = {system.name: system for system in self.schedule.systems()}
+        return {name for name, system in self._level_systems.items() if scheduled.get(name) is system}
+
     def _check_attached(self) -> None:
         """Weft's entity is gone when the user cleared the world: start again, empty, as they asked."""
         if esper.entity_exists(self.entity):
@@ -420,6 +437,9 @@ class Physics:
         self._bodies.clear()
         self._followers.clear()
         self._rows.clear()
+        for name in self._levels_own():
+            self.schedule.remove(name)
+        self._level_systems.clear()
         self.entity = self._own_entity()
         self.revision += 1
 

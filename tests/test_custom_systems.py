@@ -327,6 +327,38 @@ def test_the_tutorial_shows_the_example_as_it_is(plugins: None, tmp_path: Path) 
         Simulation(load_level(path, allow_import=["gravity_wells"])).step(2)
 
 
+def test_a_level_loaded_again_or_after_a_cleared_world_replaces_its_own_systems(
+    plugins: None, tmp_path: Path
+) -> None:
+    import esper
+    import gravity_wells
+
+    import weft
+
+    level = EXAMPLE / "wells.toml"
+    world = "reloaded-wells"
+    esper.switch_world(world)
+    try:
+        physics = weft.Physics()
+        physics.load(level)
+        physics.step(2)
+        physics.load(level)  # it said: a system named 'gravity_wells' is already scheduled
+        assert [physics.body(e).name for e in physics.bodies()] == ["dust", "dust"]
+        assert physics.schedule.custom() == {"gravity_wells"}
+        esper.clear_database()  # the bodies go, and the systems their level brought
+        physics.load(level)
+        physics.step(2)
+        assert [physics.body(e).name for e in physics.bodies()] == ["dust"]
+        assert physics.schedule.names(Stage.SUBSTEP).count("gravity_wells") == 1
+        physics.schedule.remove("gravity_wells")
+        physics.add_system(gravity_wells.GravityWells())  # now the game's own: never replaced
+        with pytest.raises(LevelError, match="a system named 'gravity_wells' is already scheduled"):
+            physics.load(level_file(tmp_path, "gravity_wells"))
+    finally:
+        esper.switch_world("default")
+        esper.delete_world(world)
+
+
 def test_a_level_can_place_its_system_itself(plugins: None, tmp_path: Path) -> None:
     import gravity_wells  # noqa: F401
 

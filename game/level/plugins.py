@@ -10,6 +10,7 @@ problem is still located at ``system.K...``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -116,9 +117,12 @@ def unchecked(level: LoadedLevel) -> list[str]:
     return lines
 
 
-def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule:
+def level_schedule(
+    level: LoadedLevel, base: Schedule | None = None, replacing: Collection[str] = ()
+) -> Schedule:
     """A copy of ``base`` (default: the built-in schedule) plus the level's systems, each made with
-    its validated parameters; ``base`` itself is left as it was.
+    its validated parameters; ``base`` itself is left as it was. A system named in ``replacing``
+    (those an earlier level brought) is taken out for the level's own of that name.
 
     Entries are placed in file order, so ``after``/``before`` may name earlier ones. Raises
     ``LevelError`` listing every problem: an unknown or refused name, bad parameters, a place
@@ -156,7 +160,11 @@ def level_schedule(level: LoadedLevel, base: Schedule | None = None) -> Schedule
     if problems:
         raise LevelError(_with_lines(problems, level))
     schedule = default_schedule() if base is None else base.copy()
+    replaced: set[str] = set()
     for k, system in made:
+        if system.name in replacing and system.name not in replaced and system.name in schedule.custom():
+            schedule.remove(system.name)
+            replaced.add(system.name)
         try:
             places = schedule.place_problems(system)  # names its stage does not know: each at its key
         except ScheduleError as error:  # no stage
