@@ -141,10 +141,10 @@ class Physics:
         self._bodies: dict[int, Spec | None] = {}
         """Every body's entity and its spec (None for the circles the pour tool made)."""
         self._rows: dict[int, tuple[int, IntArray]] = {}
+        """Rows of ball sets (found by their owner column), kept while no body comes or goes."""
         self._level_systems: dict[str, System] = {}
         """The custom systems that levels brought (``load``), by name: a level loaded again replaces
         its own, and a cleared world drops them."""
-        """Rows of ball sets (found by their owner column), kept while no body comes or goes."""
         with self.entered():
             self.entity = self._own_entity()
             """Weft's own entity in the world: settings, clock, stores and the tools' components."""
@@ -338,6 +338,8 @@ class Physics:
         remove_rows(self.stores, entity)
         if esper.entity_exists(entity):
             esper.delete_entity(entity, immediate=True)
+        else:
+            _strip(entity)
         self._followers = [f for f in self._followers if f[1] != entity]
         self._edited()
 
@@ -391,9 +393,6 @@ class Physics:
         if previous != self.world:
             esper.switch_world(self.world)
         try:
-            # as ``esper.process`` starts: an entity deleted since (not at once) loses its components
-            # now, or a body's component outlives its rows, and its systems act on the next body's
-            esper.clear_dead_entities()
             self._check_attached()
             clock = esper.component_for_entity(self.entity, Clock)
             for _ in range(frames):
@@ -715,6 +714,19 @@ class Physics:
 
 
 _GONE = object()
+
+
+def _strip(entity: int) -> None:
+    """Take the components off an entity the game deleted not at once (``esper.delete_entity``):
+    esper keeps them until its next ``process``, and a body's (a ``SoftBody``...) outliving its
+    rows had its systems act on the rows of the next body added (circles thrown 550 px). The
+    entity itself is left for esper to finish."""
+    try:
+        components = esper.components_for_entity(entity)
+    except KeyError:  # deleted at once: nothing is left of it
+        return
+    for component in components:
+        esper.remove_component(entity, type(component))
 
 
 def _physics_in(world: str) -> Physics | None:

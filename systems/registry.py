@@ -110,7 +110,7 @@ def class_problems(cls: object) -> list[str]:
         value = getattr(cls, key)
         if not (isinstance(value, tuple) and all(isinstance(n, str) for n in value)):
             problems.append(f"expected `{key}` to be a tuple of system names, got {value!r}")
-    wrong = needs_problem(getattr(cls, "needs", ()))
+    wrong = needs_problem(getattr(cls, "needs", ()), getattr(cls, "needs_particles", False))
     if wrong:
         problems.append(f"`needs`: {wrong}")
     if cls.process is System.process:
@@ -226,7 +226,7 @@ def unknown_name(name: str) -> str:
     guess = difflib.get_close_matches(name, [*known, *reserved_names()], n=1, cutoff=0.6)
     hint = ""
     if guess and guess[0] in reserved_names():
-        hint = f"; {guess[0]!r} is built in and always runs"
+        hint = f"; {guess[0]!r} is built in and always scheduled"
     elif guess:
         hint = f"; did you mean {guess[0]!r}?"
     return (

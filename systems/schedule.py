@@ -130,9 +130,12 @@ class Plan(NamedTuple):
     system left out for its ``needs`` keeps no substep from fusing."""
 
 
-def needs_problem(needs: object) -> str | None:
-    """What is wrong with a system's ``needs``, or None where it is a tuple of ``world.KINDS``."""
+def needs_problem(needs: object, old_flag: object = False) -> str | None:
+    """What is wrong with a system's ``needs``, or None where it is a tuple of ``world.KINDS``
+    (``old_flag``: its ``needs_particles``, which ``needs`` replaced, and which is no longer read)."""
     kinds = ", ".join(world.KINDS)
+    if old_flag:
+        return 'expected needs = ("particles",) where needs_particles = True was: it is read no more'
     if isinstance(needs, str):  # ("colliding") is a string: the comma makes the tuple
         return f"expected a tuple of kinds of body ({kinds}), got the string {needs!r}: write ({needs!r},)"
     if not isinstance(needs, tuple):
@@ -253,9 +256,9 @@ class Schedule:
                 "(weft.systems.frame), not `after`/`before`"
             )
         problems = self.place_problems(system)
-        wrong = needs_problem(system.needs)
+        wrong = needs_problem(system.needs, getattr(system, "needs_particles", False))
         if wrong:
-            problems.append(("needs", wrong))
+            problems.append((f"{system.name!r} needs", wrong))
         if problems:
             raise ScheduleError("; ".join(f"{key}: {message}" for key, message in problems))
         added = [*self._added[stage], system]

@@ -404,9 +404,7 @@ class PressureSystem(System):
         """This frame's press-tool fingers: ``(x, y, dx, dy, reach)``, from ``move_fingers``."""
 
     def process(self, step: Step) -> None:
-        bodies = by_entity(SoftBody)
-        if not bodies:
-            return
+        bodies = by_entity(SoftBody)  # one at least: the schedule leaves this out without creatures
         particles = world.stores().particles
         first = step.substep == 0 and step.iteration == 0
         if first:

@@ -115,7 +115,7 @@ def test_an_unknown_system_name_gets_a_suggestion_and_the_known_names(plugins: N
     message = str(caught.value)
     assert "system.0.name: expected a registered system's name (gravity_wells;" in message
     assert "got 'gravity_well'; did you mean 'gravity_wells'?" in message
-    with pytest.raises(LevelError, match="got the built-in 'integrate': built-in systems always run"):
+    with pytest.raises(LevelError, match="got the built-in 'integrate': built-in systems are always sched"):
         load_level(level_file(tmp_path, "integrate"))
 
 

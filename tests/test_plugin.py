@@ -198,20 +198,56 @@ def test_a_body_the_game_deletes_with_esper_is_taken_out_at_the_next_frame(game_
     assert np.abs(physics.positions(bodies["sheet"]) - sheet).max() < 3.0
 
 
-def test_a_creature_deleted_with_esper_then_stepped_by_physics_acts_no_more(game_world: str) -> None:
+@pytest.mark.parametrize("per_call", [True, False], ids=["a frame a call", "one call"])
+def test_a_creature_deleted_with_esper_mid_step_acts_no_more_on_the_next_bodys_rows(
+    game_world: str, per_call: bool
+) -> None:
     physics = weft.Physics(settings=weft.World(bounds=[0, 0, 1280, 720], gravity=[0, 0]))
     creature = physics.add(weft.Creature(center=(900, 300), radius=60))
     physics.step(30)
-    esper.delete_entity(creature)  # not at once: esper.process would finish it; physics.step does too
-    physics.step(5)
+    made: list[int] = []
+
+    class Killer(weft.System):
+        name = "killer"
+        stage = weft.Stage.FRAME_END
+
+        def process(self, step: weft.Step) -> None:
+            if step.frame == 31:
+                esper.delete_entity(creature)  # not at once: esper keeps its components until it runs
+                made.append(physics.add(weft.Balls(count=40, radius=[5, 5], region=[300, 100, 700, 300])))
+
+    physics.add_system(Killer())
+    for _ in range(40) if per_call else range(1):
+        physics.step(1 if per_call else 40)
     with physics.entered():
         assert esper.get_component(weft.components.SoftBody) == []
-    balls = physics.add(weft.Balls(count=40, radius=[5, 5], region=[300, 100, 700, 300]))
-    before = physics.positions(balls)
-    physics.step(60)
-    # the region's lattice packs the circles touching, so they only settle apart: 16 px at most,
-    # as after physics.remove; the creature's systems acting on their rows threw them 550 px
-    assert np.abs(physics.positions(balls) - before).max() < 20.0
+    assert creature not in physics.bodies()
+    # they settle within their region [300, 100, 700, 300] (the lattice packs them touching); the
+    # creature's systems acting on their rows threw them 550 px
+    x, y = physics.positions(made[0]).T
+    assert (x > 280).all() and (x < 720).all() and (y > 80).all() and (y < 320).all()
+
+
+def test_a_host_processor_after_weft_still_reads_an_entity_it_deleted_this_pass(game_world: str) -> None:
+    class Position:
+        pass
+
+    enemy = esper.create_entity(Position())
+    seen = []
+
+    class Killer(esper.Processor):
+        def process(self, *_: object) -> None:
+            esper.delete_entity(enemy)  # esper finishes it at the next esper.process, as it promises
+
+    class Mourner(esper.Processor):
+        def process(self, *_: object) -> None:
+            seen.append(esper.try_component(enemy, Position))
+
+    weft.Physics()
+    esper.add_processor(Killer(), priority=10)
+    esper.add_processor(Mourner(), priority=-10)
+    esper.process()
+    assert isinstance(seen[0], Position)
 
 
 def test_a_custom_system_can_add_and_remove_bodies_which_happen_when_the_frame_ends(game_world: str) -> None:

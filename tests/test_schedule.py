@@ -288,6 +288,10 @@ def test_needs_written_as_a_string_is_refused_with_the_comma_it_lacks() -> None:
         default_schedule().add(Wells())
     with pytest.raises(RegistryError, match=r"`needs`: expected a tuple of kinds of body .*got the string"):
         register(Wells)
+    old = type("old", (Recorder,), {"name": "old", "stage": Stage.SUBSTEP, "needs_particles": True})
+    renamed = r"""'old' needs: expected needs = \("particles",\) where needs_particles = True was"""
+    with pytest.raises(ScheduleError, match=renamed):
+        default_schedule().add(old())
 
 
 class SleepyRecorder(Recorder):

@@ -74,8 +74,8 @@ def system_problems(
             message = spec_problem(entry.name)
         elif entry.name in reserved:
             message = (
-                f"expected a custom system, got the built-in {entry.name!r}: built-in systems always run "
-                "(their settings are in [world] and the body tables)"
+                f"expected a custom system, got the built-in {entry.name!r}: built-in systems are always "
+                "scheduled (their settings are in [world] and the body tables)"
             )
         elif entry.name not in known:
             message = registry.unknown_name(entry.name)
