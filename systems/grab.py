@@ -1,4 +1,5 @@
-"""Grabbing: the mouse holds a box through a soft spring, or the nearest particle through a pin."""
+"""Grabbing: the mouse holds a box through a soft spring, or the nearest particle through a pin
+(never led into a fixed box or circle)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from weft.components.tools import NOTHING
 from weft.systems import world
 from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
-from weft.systems.queries import boxes_at
+from weft.systems.queries import FloatArray, boxes_at, cast_boxes, cast_circles
 from weft.systems.schedule import Step, System
 
 
@@ -44,6 +45,45 @@ def inside_walls(target: tuple[float, float], radius: float) -> tuple[float, flo
         min(max(target[0], left + reach_x), right - reach_x),
         min(max(target[1], bottom + reach_y), top - reach_y),
     )
+
+
+SURFACE_GAP = 0.5
+"""px a held particle is kept short of a fixed box or circle it is led against: on the surface, the
+next frame's path would start on it and pass through."""
+
+
+def clear_path(stores: Stores, start: FloatArray, goal: tuple[float, float], radius: float) -> FloatArray:
+    """Where a held particle of ``radius`` led from ``start`` towards ``goal`` ends: at ``goal``, or
+    pressed against the first fixed box or circle on the way and slid along it by what is left of
+    the move (once), as a body is against a wall.
+
+    The hand is a pin: nothing pushes a held particle, so led straight it went through fixed planks
+    and pegs (a rag doll's foot through the ramp, the doll left impaled). A movable box is pushed
+    aside by it instead. A particle already inside a fixed shape may leave it.
+    """
+    stop, normal = _first_stop(stores, start, np.asarray(goal, dtype=float), radius)
+    if normal is None:
+        return stop
+    rest = np.asarray(goal, dtype=float) - stop
+    slid, _ = _first_stop(stores, stop, stop + rest - (rest @ normal) * normal, radius)
+    return slid
+
+
+def _first_stop(
+    stores: Stores, start: FloatArray, goal: FloatArray, radius: float
+) -> tuple[FloatArray, FloatArray | None]:
+    """The end of the move ``start -> goal`` of a disc of ``radius``: ``SURFACE_GAP`` short of the
+    first fixed box or circle it meets, with that surface's normal; ``goal`` and None if none."""
+    length = float(np.hypot(*(goal - start)))
+    if length == 0.0:
+        return goal, None
+    box = cast_boxes(stores, start, goal, grow=radius, fixed=True)
+    circle = cast_circles(stores, start, goal, grow=radius, fixed=True)
+    hits = [hit for hit in (box, circle) if hit[0] >= 0]
+    if not hits:
+        return goal, None
+    _, t, normal = min(hits, key=lambda hit: hit[1])
+    return start + max(0.0, t - SURFACE_GAP / length) * (goal - start), normal
 
 
 def movable_box_at(stores: Stores, x: float, y: float) -> int:
@@ -85,7 +125,11 @@ class GrabSystem(System):
             if row < 0:  # the pin went away under us (a re-layout of pins)
                 grab.particle = NOTHING
             elif grab.held:
-                pins.anchor[row] = inside_walls(grab.target, stores.particles.radius[grab.particle])
+                radius = stores.particles.radius[grab.particle]
+                path = clear_path(
+                    stores, stores.particles.pos[grab.particle], inside_walls(grab.target, radius), radius
+                )
+                pins.anchor[row] = inside_walls(tuple(path), radius)
             else:
                 if pins.owner[row] == entity:
                     unpin(stores, row)

@@ -62,22 +62,30 @@ def polygon_holds(points: FloatArray, x: float, y: float) -> bool:
     return bool(np.count_nonzero(straddles & (x < cross_x)) % 2)
 
 
-def cast_circles(stores: Stores, start: FloatArray, end: FloatArray) -> tuple[int, float, FloatArray]:
+def cast_circles(
+    stores: Stores, start: FloatArray, end: FloatArray, *, grow: float = 0.0, fixed: bool = False
+) -> tuple[int, float, FloatArray]:
     """The first circle the segment ``start -> end`` enters: its row, the fraction of the segment at
     the hit and the surface normal there; row -1 when none. Circles holding ``start`` are passed by.
+    ``grow``: px added to every radius (a disc of that radius cast, not a point); ``fixed``: only the
+    circles that never move (inverse mass 0 and no pin).
 
     The hit solves ``|s + t d - c|² = r²`` for the smaller root ``t = (-b - sqrt(b² - 4ac)) / 2a``,
     with ``a = d·d``, ``b = 2 (s - c)·d`` and ``c' = |s - c|² - r²`` (> 0: the start is outside).
     """
     particles = stores.particles
     n = particles.count
-    rows = np.flatnonzero(particles.kind[:n] == ParticleKind.CIRCLE)
+    taken = particles.kind[:n] == ParticleKind.CIRCLE
+    if fixed:
+        taken &= particles.inv_mass[:n] == 0.0
+        taken[stores.pins.index[: stores.pins.count]] = False
+    rows = np.flatnonzero(taken)
     d = end - start
     a = float(d @ d)
     if len(rows) == 0 or a == 0.0:
         return -1, 1.0, np.zeros(2)
     f = start - particles.pos[rows]
-    r = particles.radius[rows]
+    r = particles.radius[rows] + grow
     b = 2.0 * (f @ d)
     c = np.einsum("ij,ij->i", f, f) - r * r
     disc = b * b - 4.0 * a * c
@@ -92,23 +100,28 @@ def cast_circles(stores: Stores, start: FloatArray, end: FloatArray) -> tuple[in
     return int(rows[k]), float(t[k]), normal
 
 
-def cast_boxes(stores: Stores, start: FloatArray, end: FloatArray) -> tuple[int, float, FloatArray]:
+def cast_boxes(
+    stores: Stores, start: FloatArray, end: FloatArray, *, grow: float = 0.0, fixed: bool = False
+) -> tuple[int, float, FloatArray]:
     """The first box the segment ``start -> end`` enters: its row, the fraction at the hit and the
-    face's outward normal; row -1 when none. Boxes holding ``start`` are passed by.
+    face's outward normal; row -1 when none. Boxes holding ``start`` are passed by. ``grow``: px
+    added to every half extent (for a disc of that radius: its corners a little wide of the
+    rounded ones); ``fixed``: only the boxes that never move (inverse mass 0).
 
     Slabs (Kay and Kajiya): in each box's frame the segment is inside both pairs of faces for
     ``t`` in ``[max(t_near), min(t_far)]``; it enters where the later of the two near faces is.
     """
     rigid = stores.rigid
     n = rigid.count
+    rows = np.flatnonzero(rigid.inv_mass[:n] == 0.0) if fixed else np.arange(n)
     d = end - start
-    if n == 0 or not d.any():
+    if len(rows) == 0 or not d.any():
         return -1, 1.0, np.zeros(2)
-    c, s = np.cos(rigid.angle[:n]), np.sin(rigid.angle[:n])
-    offset = start - rigid.pos[:n]
+    c, s = np.cos(rigid.angle[rows]), np.sin(rigid.angle[rows])
+    offset = start - rigid.pos[rows]
     origin = np.column_stack([c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1]])
     direction = np.column_stack([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
-    half = rigid.half[:n]
+    half = rigid.half[rows] + grow
     with np.errstate(divide="ignore", invalid="ignore"):
         low = (-half - origin) / direction
         high = (half - origin) / direction
@@ -126,4 +139,5 @@ def cast_boxes(stores: Stores, start: FloatArray, end: FloatArray) -> tuple[int,
     local = np.zeros(2)
     local[axis] = -np.sign(direction[k, axis])  # the face met first faces back along the ray
     normal = np.array([c[k] * local[0] - s[k] * local[1], s[k] * local[0] + c[k] * local[1]])
-    return k, float(enter[k]), normal
+    k, enter_k = int(rows[k]), float(enter[k])
+    return k, enter_k, normal

@@ -8,7 +8,7 @@ from support.worlds import sheet
 
 from weft.game.session import Session
 from weft.game.simulation import Simulation
-from weft.levels import DEFAULT_LEVEL
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 
 def test_pinned_points_never_move_in_wind_and_gravity() -> None:
@@ -104,6 +104,82 @@ def test_a_fixed_circle_is_never_taken_by_the_hand_but_the_free_one_beside_it_is
     session.run(30)
     np.testing.assert_array_equal(sim.positions("pegs"), [[600.0, 300.0]])
     assert np.linalg.norm(sim.positions("loose")[0] - (700.0, 420.0)) < 1.0
+
+
+def in_box_frame(sim, row: int, point: np.ndarray) -> np.ndarray:
+    """``point`` in box ``row``'s own frame (x along its length)."""
+    rigid = sim.stores.rigid
+    c, s = np.cos(rigid.angle[row]), np.sin(rigid.angle[row])
+    d = point - rigid.pos[row]
+    return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
+
+
+def test_a_held_ball_led_through_a_fixed_plank_is_stopped_on_it_and_slides_along() -> None:
+    from support.worlds import simulate
+
+    # the hand is a pin, which nothing pushes: led straight, a held point went through fixed planks
+    # (a rag doll's foot through the ramp, the doll left impaled)
+    sim = simulate(
+        "[world]\ngravity = [0, 0]\n"
+        '[[boxes]]\nname = "plank"\nlayout = "list"\npositions = [[600, 300]]\nangles_deg = [-20]\n'
+        "size = [400, 20]\nfixed = true\n"
+        '[[balls]]\nname = "ball"\npositions = [[600, 400]]\nradius = [6, 6]'
+    )
+    session = Session(sim)
+    press(session, 600.0, 400.0)
+    lowest = np.inf
+    for k in range(1, 31):  # the cursor goes straight down, to 200 px below the plank
+        drag(session, 600.0, 400.0 - 10 * k, 0.0, -10.0)
+        lowest = min(lowest, in_box_frame(sim, 0, sim.positions("ball")[0])[1])
+    session.run(20)
+    # pressed on the plank's top face, its centre a radius off it and at most the hand's half px more
+    assert lowest >= 10.0 + 6.0
+    assert 16.0 < in_box_frame(sim, 0, sim.positions("ball")[0])[1] <= 16.5
+    # ...and slid down the slope, towards the cursor, as far as the cursor is along it
+    target = in_box_frame(sim, 0, np.array([600.0, 100.0]))[0]
+    assert in_box_frame(sim, 0, sim.positions("ball")[0])[0] == pytest.approx(target, abs=0.5)
+
+
+def test_a_held_ball_pushes_a_movable_box_aside_and_stops_at_a_fixed_peg() -> None:
+    from support.worlds import simulate
+
+    sim = simulate(
+        "[world]\ngravity = [0, 0]\n"
+        '[[boxes]]\nname = "crate"\nlayout = "list"\npositions = [[700, 300]]\nsize = [40, 40]\n'
+        '[[balls]]\nname = "peg"\npositions = [[500, 500]]\nradius = [12, 12]\nfixed = true\n'
+        '[[balls]]\nname = "ball"\npositions = [[600, 300]]\nradius = [6, 6]'
+    )
+    session = Session(sim)
+    press(session, 600.0, 300.0)
+    drag(session, 800.0, 300.0, 200.0, 0.0)  # through the crate: it is shoved out of the way
+    session.run(30)
+    assert np.linalg.norm(sim.positions("ball")[0] - (800.0, 300.0)) < 1.0
+    assert np.linalg.norm(sim.stores.rigid.pos[0] - (700.0, 300.0)) > 20.0
+    drag(session, 500.0, 700.0, -300.0, 400.0)  # to the peg, then straight up through it
+    session.run(30)
+    drag(session, 500.0, 300.0, 0.0, -400.0)
+    session.run(30)
+    ball = sim.positions("ball")[0]
+    assert 500.0 + 12.0 + 6.0 < ball[1] <= 500.0 + 12.0 + 6.0 + 0.5  # on top of the peg
+    np.testing.assert_array_equal(sim.positions("peg"), [[500.0, 500.0]])
+
+
+def test_the_rag_dolls_foot_led_down_through_the_ramp_stays_on_it() -> None:
+    # a user's trial: the foot went through the ramp in 6 frames, and the doll stayed impaled
+    sim = Simulation.load(LEVELS_DIR / "ragdoll.toml")
+    session = Session(sim)
+    session.run(60)
+    foot = int(np.argmin(sim.positions("doll")[:, 1]))
+    x, y = sim.positions("doll")[foot]
+    press(session, x, y)
+    for k in range(1, 31):  # over the ramp, then straight down through it
+        drag(session, x + (430.0 - x) * k / 30, y + (380.0 - y) * k / 30, 0.0, 0.0)
+    session.run(30)
+    grown = sim.stores.rigid.half[0, 1] + sim.stores.particles.radius[sim.indices("doll")[foot]]
+    assert in_box_frame(sim, 0, sim.positions("doll")[foot])[1] > grown  # above the ramp
+    for k in range(1, 41):
+        drag(session, 430.0, 380.0 - 6.0 * k, 0.0, -6.0)
+        assert in_box_frame(sim, 0, sim.positions("doll")[foot])[1] >= grown
 
 
 @pytest.mark.parametrize("layout", ["every", "ends", "top", "none"])
