@@ -10,7 +10,7 @@ from weft.components.tools import NOTHING
 from weft.systems import world
 from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
-from weft.systems.queries import FloatArray, boxes_at, cast_boxes, cast_circles
+from weft.systems.queries import FloatArray, boxes_at, cast_boxes, cast_circles, fixed_normals_at
 from weft.systems.schedule import Step, System
 
 
@@ -59,31 +59,42 @@ def clear_path(stores: Stores, start: FloatArray, goal: tuple[float, float], rad
 
     The hand is a pin: nothing pushes a held particle, so led straight it went through fixed planks
     and pegs (a rag doll's foot through the ramp, the doll left impaled). A movable box is pushed
-    aside by it instead. A particle already inside a fixed shape may leave it.
+    aside by it instead. A particle already against a fixed shape, or in it, may move along it or
+    away, never further in. The pin moves the particle in a straight line, so the slid end is kept
+    only as far as that line is clear too (a slide round one peg cut through the next).
     """
-    stop, normal = _first_stop(stores, start, np.asarray(goal, dtype=float), radius)
+    goal_point = np.asarray(goal, dtype=float)
+    stop, normal = _first_stop(stores, start, goal_point, radius)
     if normal is None:
         return stop
-    rest = np.asarray(goal, dtype=float) - stop
+    rest = goal_point - stop
     slid, _ = _first_stop(stores, stop, stop + rest - (rest @ normal) * normal, radius)
-    return slid
+    straight, _ = _first_stop(stores, start, slid, radius)
+    return straight
 
 
 def _first_stop(
     stores: Stores, start: FloatArray, goal: FloatArray, radius: float
 ) -> tuple[FloatArray, FloatArray | None]:
-    """The end of the move ``start -> goal`` of a disc of ``radius``: ``SURFACE_GAP`` short of the
-    first fixed box or circle it meets, with that surface's normal; ``goal`` and None if none."""
-    length = float(np.hypot(*(goal - start)))
+    """The end of the move ``start -> goal`` of a disc of ``radius``, and the normal of what stopped
+    it (None if nothing did): ``start`` itself if it is against a fixed box or circle (within
+    ``SURFACE_GAP``, or in it) and the move goes into it, else ``SURFACE_GAP`` short of the first
+    one met, else ``goal``."""
+    move = goal - start
+    length = float(np.hypot(*move))
     if length == 0.0:
         return goal, None
+    against = fixed_normals_at(stores, start, radius + SURFACE_GAP)
+    inward = against @ move < -1e-9 * length  # a move along a face is not into it
+    if inward.any():
+        return start, against[int(np.argmin(against @ move))]
     box = cast_boxes(stores, start, goal, grow=radius, fixed=True)
     circle = cast_circles(stores, start, goal, grow=radius, fixed=True)
     hits = [hit for hit in (box, circle) if hit[0] >= 0]
     if not hits:
         return goal, None
     _, t, normal = min(hits, key=lambda hit: hit[1])
-    return start + max(0.0, t - SURFACE_GAP / length) * (goal - start), normal
+    return start + max(0.0, t - SURFACE_GAP / length) * move, normal
 
 
 def movable_box_at(stores: Stores, x: float, y: float) -> int:

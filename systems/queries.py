@@ -62,6 +62,34 @@ def polygon_holds(points: FloatArray, x: float, y: float) -> bool:
     return bool(np.count_nonzero(straddles & (x < cross_x)) % 2)
 
 
+def fixed_normals_at(stores: Stores, point: FloatArray, grow: float) -> FloatArray:
+    """The outward normals ``(K, 2)`` at ``point`` of the fixed boxes and fixed circles that hold it
+    when grown by ``grow`` px: a box's face the point is least deep behind, a circle's radius
+    through it (none for a circle whose centre it is)."""
+    rigid = stores.rigid
+    rows = np.flatnonzero(rigid.inv_mass[: rigid.count] == 0.0)
+    c, s = np.cos(rigid.angle[rows]), np.sin(rigid.angle[rows])
+    dx, dy = point[0] - rigid.pos[rows, 0], point[1] - rigid.pos[rows, 1]
+    local = np.column_stack([c * dx + s * dy, -s * dx + c * dy])
+    depth = rigid.half[rows] + grow - np.abs(local)
+    held = (depth >= 0.0).all(axis=1)
+    axis = np.argmin(depth[held], axis=1)  # the face the point is least deep behind
+    face = np.zeros((len(axis), 2))
+    face[np.arange(len(axis)), axis] = np.where(local[held, axis] >= 0.0, 1.0, -1.0)
+    c, s = c[held], s[held]
+    box_normals = np.column_stack([c * face[:, 0] - s * face[:, 1], s * face[:, 0] + c * face[:, 1]])
+    particles = stores.particles
+    n = particles.count
+    fixed = (particles.kind[:n] == ParticleKind.CIRCLE) & (particles.inv_mass[:n] == 0.0)
+    fixed[stores.pins.index[: stores.pins.count]] = False
+    circles = np.flatnonzero(fixed)
+    offset = point - particles.pos[circles]
+    distance = np.hypot(offset[:, 0], offset[:, 1])
+    near = (distance <= particles.radius[circles] + grow) & (distance > 0.0)
+    circle_normals = offset[near] / distance[near, None]
+    return np.concatenate([box_normals, circle_normals])
+
+
 def cast_circles(
     stores: Stores, start: FloatArray, end: FloatArray, *, grow: float = 0.0, fixed: bool = False
 ) -> tuple[int, float, FloatArray]:

@@ -164,6 +164,51 @@ def test_a_held_ball_pushes_a_movable_box_aside_and_stops_at_a_fixed_peg() -> No
     np.testing.assert_array_equal(sim.positions("peg"), [[500.0, 500.0]])
 
 
+def test_a_ball_resting_on_a_fixed_plank_or_peg_is_not_led_into_it() -> None:
+    from support.worlds import simulate
+
+    # at rest the ball touches the plank (or peg) exactly, or a hair inside: a cast from there
+    # passes the shape by, and the hand led the ball straight through (a user's trial)
+    sim = simulate(
+        '[[boxes]]\nname = "plank"\nlayout = "list"\npositions = [[600, 300]]\nsize = [400, 20]\n'
+        "fixed = true\n"
+        '[[balls]]\nname = "peg"\npositions = [[900, 300]]\nradius = [12, 12]\nfixed = true\n'
+        '[[balls]]\nname = "ball"\npositions = [[600, 340], [900, 330]]\nradius = [6, 6]'
+    )
+    sim.step(120)
+    on_plank, on_peg = sim.positions("ball")
+    assert on_plank[1] == pytest.approx(316.0, abs=0.05) and on_peg[1] == pytest.approx(318.0, abs=0.05)
+    for ball, lowest in ((on_plank, 316.0), (on_peg, 318.0)):
+        session = Session(sim)
+        press(session, *ball)
+        for k in range(1, 21):
+            drag(session, ball[0], ball[1] - 10 * k, 0.0, -10.0)
+        held = sim.positions("ball")[int(np.argmin(np.hypot(*(sim.positions("ball") - ball).T)))]
+        assert held[1] >= lowest - 0.05
+        session.queue({"type": "mouse_release", "x": ball[0], "y": ball[1] - 200, "button": "left"})
+        session.advance()
+
+
+def test_a_held_ball_slid_round_one_peg_is_not_led_through_the_next() -> None:
+    from support.worlds import simulate
+
+    # the slide's end was cast along the face, but the pin goes there in a straight line, which cut
+    # through the next peg of the row (a user's trial: 7 px from its centre, touching at 19)
+    sim = simulate(
+        "[world]\ngravity = [0, 0]\n"
+        '[[balls]]\nname = "pegs"\nradius = [12, 12]\nfixed = true\n'
+        "positions = [[930, 300], [1000, 300], [1070, 300], [965, 360], [1035, 360]]\n"
+        '[[balls]]\nname = "ball"\npositions = [[968, 271]]\nradius = [7, 7]'
+    )
+    session = Session(sim)
+    press(session, 968.0, 271.0)
+    session.queue({"type": "mouse_drag", "x": 931, "y": 561, "dx": -37, "dy": 290, "buttons": ["left"]})
+    for _ in range(10):
+        session.advance()
+        gaps = np.hypot(*(sim.positions("pegs") - sim.positions("ball")[0]).T)
+        assert gaps.min() >= 12.0 + 7.0
+
+
 def test_the_rag_dolls_foot_led_down_through_the_ramp_stays_on_it() -> None:
     # a user's trial: the foot went through the ramp in 6 frames, and the doll stayed impaled
     sim = Simulation.load(LEVELS_DIR / "ragdoll.toml")
