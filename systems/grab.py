@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from weft.components import Grab, Stores
+from weft.components import Grab, SoftBody, Stores
 from weft.components.tools import NOTHING
 from weft.systems import world
 from weft.systems.boxes import wake
@@ -32,6 +32,18 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
     dist2[fixed] = np.inf
     k = int(np.argmin(dist2))
     return k if dist2[k] <= reach * reach else NOTHING
+
+
+def by_the_hip(particle: int) -> int:
+    """The particle the hand holds when it takes ``particle``: itself, but for a creature's knee or
+    foot, the ring point its leg hangs from. The legs system places knees and feet from the body
+    every substep, whatever holds them: a held foot stayed where the leg put it, and the creature
+    never followed the cursor."""
+    for _, body in world.by_entity(SoftBody):
+        legs = body.legs
+        for leg in np.flatnonzero((legs.knee == particle) | (legs.foot == particle)):
+            return int(legs.root_a[leg] if legs.root_t[leg] < 0.5 else legs.root_b[leg])
+    return particle
 
 
 def inside_walls(target: tuple[float, float], radius: float) -> tuple[float, float]:
@@ -108,8 +120,9 @@ class GrabSystem(System):
     """Turns each ``Grab`` into a box spring or a pin: taken on press, led by the cursor, let go on release.
 
     A box under the cursor is taken first (the box solver pulls it by its
-    spring); otherwise the nearest particle is pinned. Grabbing a pinned
-    point moves its pin instead: it stays where it is dropped.
+    spring); otherwise the nearest particle is pinned (a creature by the hip
+    for its knee or foot: ``by_the_hip``). Grabbing a pinned point moves its
+    pin instead: it stays where it is dropped.
     """
 
     name = "grab"
@@ -121,7 +134,7 @@ class GrabSystem(System):
             if self._hold_box(stores, grab):
                 continue
             if grab.held and grab.particle == NOTHING:
-                grab.particle = nearest_particle(stores, *grab.pressed_at, grab.reach)
+                grab.particle = by_the_hip(nearest_particle(stores, *grab.pressed_at, grab.reach))
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
                     pin(
                         stores,

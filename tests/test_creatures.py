@@ -528,3 +528,39 @@ def test_a_creature_just_inside_the_world_is_accepted_and_never_fired_off_the_wa
         sim.step()
         fastest = max(fastest, creature_speed(before, sim.stores.particles.pos[body.ring]))
     assert fastest < 30 * 980 / 60 + 20.0  # free fall for half a second, 490 px/s
+
+
+def test_a_creature_taken_by_its_foot_is_held_by_the_hip_and_follows_the_hand() -> None:
+    # the legs system places knees and feet from the body every substep, whatever holds them: a
+    # foot taken by the hand stayed where its leg put it, and the creature never followed (a user's
+    # trial)
+    session = Session(Simulation.load(CREATURE))
+    session.run(120)
+    sim = session.sim
+    _, body = sim.body("mochi")
+    foot = int(body.legs.foot[0])
+    x, y = (float(v) for v in sim.stores.particles.pos[foot])
+    session.queue({"type": "tool", "name": "drag"})
+    session.queue({"type": "mouse_press", "x": x, "y": y, "button": "left"})
+    session.advance()
+    assert sim.stores.pins.index[: sim.stores.pins.count].tolist() in (
+        [int(body.legs.root_a[0])],
+        [int(body.legs.root_b[0])],
+    )
+    for step in range(1, 31):  # 300 px up and to the right, within the grab's top speed
+        session.queue(
+            {
+                "type": "mouse_drag",
+                "x": x + 5 * step,
+                "y": y + 10 * step,
+                "dx": 5,
+                "dy": 10,
+                "buttons": ["left"],
+            }
+        )
+        session.advance()
+    session.run(10)
+    hip = sim.stores.particles.pos[sim.stores.pins.index[0]]
+    np.testing.assert_allclose(hip, (x + 150.0, y + 300.0), atol=1.0)
+    # the foot hangs from it again, a leg's length or two below at most
+    assert np.linalg.norm(sim.stores.particles.pos[foot] - hip) <= 2 * body.legs.length[0] + 1.0
