@@ -19,7 +19,8 @@ class Grab:
     drag that arrive in one frame still take what was clicked), and keeps
     it until release. A particle follows the cursor at ``speed`` px/s at
     most (a cursor that jumps, or events a few frames apart, never fling it:
-    let go, it carries that speed at most). A box is held
+    let go, it carries that speed at most), kept ``offset`` px from it (a
+    creature taken by a foot is held by the hip, where it was). A box is held
     at ``anchor`` (px in the box's own frame) by a spring of ``hertz`` and
     ``damping_ratio`` that pulls with at most ``max_accel`` px/s² times the
     box's mass (the box step keeps the spring's impulse while the same box
@@ -32,6 +33,7 @@ class Grab:
     reach: float = 40.0
     speed: float = 3000.0
     particle: int = NOTHING
+    offset: tuple[float, float] = (0.0, 0.0)
     box: int = NOTHING
     anchor: tuple[float, float] = (0.0, 0.0)
     hertz: float = 5.0

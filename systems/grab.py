@@ -80,7 +80,9 @@ def clear_path(stores: Stores, start: FloatArray, goal: tuple[float, float], rad
     if normal is None:
         return stop
     rest = goal_point - stop
-    slid, _ = _first_stop(stores, stop, stop + rest - (rest @ normal) * normal, radius)
+    # the slide stays inside the walls: lifted in after the cast, it went up into a peg on the floor
+    along = np.asarray(inside_walls(tuple(stop + rest - (rest @ normal) * normal), radius))
+    slid, _ = _first_stop(stores, stop, along, radius)
     straight, _ = _first_stop(stores, start, slid, radius)
     return straight
 
@@ -90,8 +92,10 @@ def _first_stop(
 ) -> tuple[FloatArray, FloatArray | None]:
     """The end of the move ``start -> goal`` of a disc of ``radius``, and the normal of what stopped
     it (None if nothing did): ``start`` itself if it is against a fixed box or circle (within
-    ``SURFACE_GAP``, or in it) and the move goes into it, else ``SURFACE_GAP`` short of the first
-    one met, else ``goal``."""
+    ``SURFACE_GAP``, or in it) and the move goes into it, else ``SURFACE_GAP`` off the first one met
+    where it meets it, along its normal (backed off along the move instead, a grazing move ended on
+    the surface, and the next one met it at once: a slow drag along a slope stuttered), else
+    ``goal``."""
     move = goal - start
     length = float(np.hypot(*move))
     if length == 0.0:
@@ -106,7 +110,7 @@ def _first_stop(
     if not hits:
         return goal, None
     _, t, normal = min(hits, key=lambda hit: hit[1])
-    return start + max(0.0, t - SURFACE_GAP / length) * move, normal
+    return start + t * move + SURFACE_GAP * normal, normal
 
 
 def movable_box_at(stores: Stores, x: float, y: float) -> int:
@@ -134,7 +138,11 @@ class GrabSystem(System):
             if self._hold_box(stores, grab):
                 continue
             if grab.held and grab.particle == NOTHING:
-                grab.particle = by_the_hip(nearest_particle(stores, *grab.pressed_at, grab.reach))
+                taken = nearest_particle(stores, *grab.pressed_at, grab.reach)
+                grab.particle = by_the_hip(taken)
+                # a creature taken by the foot keeps its hip where it is, not pulled to the foot
+                away = stores.particles.pos[grab.particle] - grab.pressed_at
+                grab.offset = (float(away[0]), float(away[1])) if grab.particle != taken else (0.0, 0.0)
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
                     pin(
                         stores,
@@ -150,8 +158,9 @@ class GrabSystem(System):
                 grab.particle = NOTHING
             elif grab.held:
                 radius = stores.particles.radius[grab.particle]
+                target = (grab.target[0] + grab.offset[0], grab.target[1] + grab.offset[1])
                 path = clear_path(
-                    stores, stores.particles.pos[grab.particle], inside_walls(grab.target, radius), radius
+                    stores, stores.particles.pos[grab.particle], inside_walls(target, radius), radius
                 )
                 pins.anchor[row] = inside_walls(tuple(path), radius)
             else:

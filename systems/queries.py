@@ -63,21 +63,29 @@ def polygon_holds(points: FloatArray, x: float, y: float) -> bool:
 
 
 def fixed_normals_at(stores: Stores, point: FloatArray, grow: float) -> FloatArray:
-    """The outward normals ``(K, 2)`` at ``point`` of the fixed boxes and fixed circles that hold it
-    when grown by ``grow`` px: a box's face the point is least deep behind, a circle's radius
-    through it (none for a circle whose centre it is)."""
+    """The outward normals ``(K, 2)`` at ``point`` of the fixed boxes and fixed circles within
+    ``grow`` px of it (or holding it): from a box's nearest point to it (the face it is least deep
+    behind, when in the box), a circle's radius through it (none for a circle whose centre it is)."""
     rigid = stores.rigid
     rows = np.flatnonzero(rigid.inv_mass[: rigid.count] == 0.0)
     c, s = np.cos(rigid.angle[rows]), np.sin(rigid.angle[rows])
     dx, dy = point[0] - rigid.pos[rows, 0], point[1] - rigid.pos[rows, 1]
     local = np.column_stack([c * dx + s * dy, -s * dx + c * dy])
-    depth = rigid.half[rows] + grow - np.abs(local)
-    held = (depth >= 0.0).all(axis=1)
-    axis = np.argmin(depth[held], axis=1)  # the face the point is least deep behind
-    face = np.zeros((len(axis), 2))
-    face[np.arange(len(axis)), axis] = np.where(local[held, axis] >= 0.0, 1.0, -1.0)
-    c, s = c[held], s[held]
-    box_normals = np.column_stack([c * face[:, 0] - s * face[:, 1], s * face[:, 0] + c * face[:, 1]])
+    half = rigid.half[rows]
+    away = local - np.clip(local, -half, half)  # from the box's nearest point: zero inside it
+    gap = np.hypot(away[:, 0], away[:, 1])
+    inside = gap == 0.0
+    depth = half - np.abs(local)
+    axis = np.argmin(depth, axis=1)  # the face a point in the box is least deep behind
+    face = np.zeros_like(local)
+    face[np.arange(len(rows)), axis] = np.where(local[np.arange(len(rows)), axis] >= 0.0, 1.0, -1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        local_normal = np.where(inside[:, None], face, away / gap[:, None])
+    held = inside | (gap <= grow)
+    c, s, local_normal = c[held], s[held], local_normal[held]
+    box_normals = np.column_stack(
+        [c * local_normal[:, 0] - s * local_normal[:, 1], s * local_normal[:, 0] + c * local_normal[:, 1]]
+    )
     particles = stores.particles
     n = particles.count
     fixed = (particles.kind[:n] == ParticleKind.CIRCLE) & (particles.inv_mass[:n] == 0.0)
@@ -132,12 +140,14 @@ def cast_boxes(
     stores: Stores, start: FloatArray, end: FloatArray, *, grow: float = 0.0, fixed: bool = False
 ) -> tuple[int, float, FloatArray]:
     """The first box the segment ``start -> end`` enters: its row, the fraction at the hit and the
-    face's outward normal; row -1 when none. Boxes holding ``start`` are passed by. ``grow``: px
-    added to every half extent (for a disc of that radius: its corners a little wide of the
-    rounded ones); ``fixed``: only the boxes that never move (inverse mass 0).
+    outward normal there; row -1 when none. Boxes holding ``start`` are passed by. ``grow``: px
+    all round each box, its corners rounded (where a disc of that radius cast would touch it);
+    ``fixed``: only the boxes that never move (inverse mass 0).
 
     Slabs (Kay and Kajiya): in each box's frame the segment is inside both pairs of faces for
-    ``t`` in ``[max(t_near), min(t_far)]``; it enters where the later of the two near faces is.
+    ``t`` in ``[max(t_near), min(t_far)]``; it enters where the later of the two near faces is. A
+    grown box is the union of the box grown along x, the box grown along y and a circle of radius
+    ``grow`` on each corner: the segment enters it where it first enters one of them.
     """
     rigid = stores.rigid
     n = rigid.count
@@ -149,7 +159,39 @@ def cast_boxes(
     offset = start - rigid.pos[rows]
     origin = np.column_stack([c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1]])
     direction = np.column_stack([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
-    half = rigid.half[rows] + grow
+    half = rigid.half[rows]
+    slabs = [half + np.array([grow, 0.0]), half + np.array([0.0, grow])] if grow > 0.0 else [half]
+    enters, holds, normals = [], [], []
+    for extent in slabs:
+        enter, held, normal = _slab_entry(origin, direction, extent)
+        enters.append(enter)
+        holds.append(held)
+        normals.append(normal)
+    if grow > 0.0:
+        for corner in ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)):
+            enter, held, normal = _disc_entry(origin - half * corner, direction, grow)
+            enters.append(enter)
+            holds.append(held)
+            normals.append(normal)
+    enter = np.column_stack(enters)
+    held = np.column_stack(holds).any(axis=1)
+    enter[held] = np.inf  # a box holding the start is passed by
+    first = enter.min(axis=1)
+    hit = first <= 1.0
+    if not hit.any():
+        return -1, 1.0, np.zeros(2)
+    k = int(np.flatnonzero(hit)[np.argmin(first[hit])])
+    local = normals[int(np.argmin(enter[k]))][k]
+    normal = np.array([c[k] * local[0] - s[k] * local[1], s[k] * local[0] + c[k] * local[1]])
+    return int(rows[k]), float(first[k]), normal
+
+
+def _slab_entry(
+    origin: FloatArray, direction: FloatArray, half: FloatArray
+) -> tuple[FloatArray, npt.NDArray[np.bool_], FloatArray]:
+    """Where segments from ``origin`` along ``direction`` (box frames, ``(N, 2)`` each) enter boxes
+    of ``half`` extents (inf: never within the segment), whether each box holds its start (edges
+    included), and the entered face's outward normal (box frames)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         low = (-half - origin) / direction
         high = (half - origin) / direction
@@ -159,13 +201,25 @@ def cast_boxes(
     near = np.where(parallel, np.where(inside_slab, -np.inf, np.inf), near)
     far = np.where(parallel, np.where(inside_slab, np.inf, -np.inf), far)
     enter, leave = near.max(axis=1), far.min(axis=1)
-    hit = (enter <= leave) & (enter > 0.0) & (enter <= 1.0)
-    if not hit.any():
-        return -1, 1.0, np.zeros(2)
-    k = int(np.flatnonzero(hit)[np.argmin(enter[hit])])
-    axis = int(np.argmax(near[k]))
-    local = np.zeros(2)
-    local[axis] = -np.sign(direction[k, axis])  # the face met first faces back along the ray
-    normal = np.array([c[k] * local[0] - s[k] * local[1], s[k] * local[0] + c[k] * local[1]])
-    k, enter_k = int(rows[k]), float(enter[k])
-    return k, enter_k, normal
+    held = inside_slab.all(axis=1)
+    entered = (enter <= leave) & (enter > 0.0) & ~held
+    axis = np.argmax(near, axis=1)
+    normal = np.zeros_like(origin)
+    rows = np.arange(len(origin))
+    normal[rows, axis] = -np.sign(direction[rows, axis])  # the face met first faces back along the ray
+    return np.where(entered, enter, np.inf), held, normal
+
+
+def _disc_entry(
+    origin: FloatArray, direction: FloatArray, radius: float
+) -> tuple[FloatArray, npt.NDArray[np.bool_], FloatArray]:
+    """``_slab_entry`` for discs of ``radius`` centred at 0, the segments' starts at ``origin``:
+    the smaller root of ``|o + t d|² = r²`` (``cast_circles``)."""
+    a = np.einsum("ij,ij->i", direction, direction)
+    b = 2.0 * np.einsum("ij,ij->i", origin, direction)
+    c = np.einsum("ij,ij->i", origin, origin) - radius * radius
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (-b - np.sqrt(b * b - 4.0 * a * c)) / (2.0 * a)
+        normal = (origin + t[:, None] * direction) / radius
+    entered = (c > 0.0) & (t > 0.0)  # a nan root (a miss) fails the test
+    return np.where(entered, t, np.inf), c <= 0.0, normal
