@@ -140,9 +140,10 @@ class GrabSystem(System):
             if grab.held and grab.particle == NOTHING:
                 taken = nearest_particle(stores, *grab.pressed_at, grab.reach)
                 grab.particle = by_the_hip(taken)
-                # a creature taken by the foot keeps its hip where it is, not pulled to the foot
-                away = stores.particles.pos[grab.particle] - grab.pressed_at
-                grab.offset = (float(away[0]), float(away[1])) if grab.particle != taken else (0.0, 0.0)
+                grab.offset = (0.0, 0.0)
+                if grab.particle != taken:  # a creature taken by a foot keeps its hip where it is
+                    x, y = stores.particles.pos[grab.particle] - grab.pressed_at
+                    grab.offset = (float(x), float(y))
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:
                     pin(
                         stores,
