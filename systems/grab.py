@@ -10,7 +10,14 @@ from weft.components.tools import NOTHING
 from weft.systems import world
 from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
-from weft.systems.queries import FloatArray, boxes_at, cast_boxes, cast_circles, fixed_normals_at
+from weft.systems.queries import (
+    FloatArray,
+    boxes_at,
+    cast_boxes,
+    cast_circles,
+    fixed_normals_at,
+    fixed_particles,
+)
 from weft.systems.schedule import Step, System
 
 
@@ -27,9 +34,7 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
         return NOTHING
     offset = particles.pos[:n] - (x, y)
     dist2 = np.einsum("ij,ij->i", offset, offset)
-    fixed = particles.inv_mass[:n] == 0.0
-    fixed[stores.pins.index[: stores.pins.count]] = False
-    dist2[fixed] = np.inf
+    dist2[fixed_particles(stores)] = np.inf
     k = int(np.argmin(dist2))
     return k if dist2[k] <= reach * reach else NOTHING
 

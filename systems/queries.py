@@ -16,6 +16,31 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
+def fixed_particles(stores: Stores) -> npt.NDArray[np.bool_]:
+    """Whether each particle never moves: inverse mass 0 and no pin (a pinned one is moved by its
+    pin, and has inverse mass 0 while held)."""
+    particles = stores.particles
+    fixed = particles.inv_mass[: particles.count] == 0.0
+    fixed[stores.pins.index[: stores.pins.count]] = False
+    return fixed
+
+
+def in_box_frames(stores: Stores, rows: IntArray, point: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``point`` in the frame of each box of ``rows`` ``(K, 2)``, and each box's (cos, sin) ``(K, 2)``
+    to turn a vector of its frame back (``from_box_frames``)."""
+    rigid = stores.rigid
+    turn = np.column_stack([np.cos(rigid.angle[rows]), np.sin(rigid.angle[rows])])
+    d = point - rigid.pos[rows]
+    c, s = turn[:, 0], turn[:, 1]
+    return np.column_stack([c * d[:, 0] + s * d[:, 1], -s * d[:, 0] + c * d[:, 1]]), turn
+
+
+def from_box_frames(vectors: FloatArray, turn: FloatArray) -> FloatArray:
+    """Vectors ``(K, 2)`` of the box frames ``turn`` (``in_box_frames``) in the world's."""
+    c, s = turn[:, 0], turn[:, 1]
+    return np.column_stack([c * vectors[:, 0] - s * vectors[:, 1], s * vectors[:, 0] + c * vectors[:, 1]])
+
+
 def discs_at(stores: Stores, x: float, y: float) -> tuple[IntArray, FloatArray]:
     """The particles with a radius whose disc holds ``(x, y)``, and the point's distance from each
     centre, px."""
@@ -31,12 +56,9 @@ def boxes_at(stores: Stores, x: float, y: float) -> tuple[IntArray, FloatArray]:
     """The boxes that hold ``(x, y)`` (edges included), and the point's distance from each centre, px."""
     rigid = stores.rigid
     n = rigid.count
-    dx, dy = x - rigid.pos[:n, 0], y - rigid.pos[:n, 1]
-    c, s = np.cos(rigid.angle[:n]), np.sin(rigid.angle[:n])
-    local_x, local_y = c * dx + s * dy, -s * dx + c * dy  # the point in each box's own frame
-    inside = (np.abs(local_x) <= rigid.half[:n, 0]) & (np.abs(local_y) <= rigid.half[:n, 1])
-    rows = np.flatnonzero(inside)
-    return rows, np.hypot(dx, dy)[rows]
+    local, _ = in_box_frames(stores, np.arange(n), np.array([x, y]))
+    rows = np.flatnonzero((np.abs(local) <= rigid.half[:n]).all(axis=1))
+    return rows, np.hypot(x - rigid.pos[rows, 0], y - rigid.pos[rows, 1])
 
 
 def triangles_at(pos: FloatArray, triangles: IntArray, x: float, y: float) -> IntArray:
@@ -68,9 +90,7 @@ def fixed_normals_at(stores: Stores, point: FloatArray, grow: float) -> FloatArr
     behind, when in the box), a circle's radius through it (none for a circle whose centre it is)."""
     rigid = stores.rigid
     rows = np.flatnonzero(rigid.inv_mass[: rigid.count] == 0.0)
-    c, s = np.cos(rigid.angle[rows]), np.sin(rigid.angle[rows])
-    dx, dy = point[0] - rigid.pos[rows, 0], point[1] - rigid.pos[rows, 1]
-    local = np.column_stack([c * dx + s * dy, -s * dx + c * dy])
+    local, turn = in_box_frames(stores, rows, point)
     half = rigid.half[rows]
     away = local - np.clip(local, -half, half)  # from the box's nearest point: zero inside it
     gap = np.hypot(away[:, 0], away[:, 1])
@@ -82,15 +102,10 @@ def fixed_normals_at(stores: Stores, point: FloatArray, grow: float) -> FloatArr
     with np.errstate(invalid="ignore", divide="ignore"):
         local_normal = np.where(inside[:, None], face, away / gap[:, None])
     held = inside | (gap <= grow)
-    c, s, local_normal = c[held], s[held], local_normal[held]
-    box_normals = np.column_stack(
-        [c * local_normal[:, 0] - s * local_normal[:, 1], s * local_normal[:, 0] + c * local_normal[:, 1]]
-    )
+    box_normals = from_box_frames(local_normal[held], turn[held])
     particles = stores.particles
-    n = particles.count
-    fixed = (particles.kind[:n] == ParticleKind.CIRCLE) & (particles.inv_mass[:n] == 0.0)
-    fixed[stores.pins.index[: stores.pins.count]] = False
-    circles = np.flatnonzero(fixed)
+    circle = particles.kind[: particles.count] == ParticleKind.CIRCLE
+    circles = np.flatnonzero(fixed_particles(stores) & circle)
     offset = point - particles.pos[circles]
     distance = np.hypot(offset[:, 0], offset[:, 1])
     near = (distance <= particles.radius[circles] + grow) & (distance > 0.0)
@@ -113,8 +128,7 @@ def cast_circles(
     n = particles.count
     taken = particles.kind[:n] == ParticleKind.CIRCLE
     if fixed:
-        taken &= particles.inv_mass[:n] == 0.0
-        taken[stores.pins.index[: stores.pins.count]] = False
+        taken &= fixed_particles(stores)
     rows = np.flatnonzero(taken)
     d = end - start
     a = float(d @ d)
@@ -155,9 +169,8 @@ def cast_boxes(
     d = end - start
     if len(rows) == 0 or not d.any():
         return -1, 1.0, np.zeros(2)
-    c, s = np.cos(rigid.angle[rows]), np.sin(rigid.angle[rows])
-    offset = start - rigid.pos[rows]
-    origin = np.column_stack([c * offset[:, 0] + s * offset[:, 1], -s * offset[:, 0] + c * offset[:, 1]])
+    origin, turn = in_box_frames(stores, rows, start)
+    c, s = turn[:, 0], turn[:, 1]
     direction = np.column_stack([c * d[0] + s * d[1], -s * d[0] + c * d[1]])
     half = rigid.half[rows]
     slabs = [half + np.array([grow, 0.0]), half + np.array([0.0, grow])] if grow > 0.0 else [half]
@@ -181,9 +194,8 @@ def cast_boxes(
     if not hit.any():
         return -1, 1.0, np.zeros(2)
     k = int(np.flatnonzero(hit)[np.argmin(first[hit])])
-    local = normals[int(np.argmin(enter[k]))][k]
-    normal = np.array([c[k] * local[0] - s[k] * local[1], s[k] * local[0] + c[k] * local[1]])
-    return int(rows[k]), float(first[k]), normal
+    local = normals[int(np.argmin(enter[k]))][k : k + 1]
+    return int(rows[k]), float(first[k]), from_box_frames(local, turn[k : k + 1])[0]
 
 
 def _slab_entry(
