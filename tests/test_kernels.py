@@ -17,6 +17,7 @@ from weft.systems.kernels import KEPT_CACHES, cache_folder
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.distance import relax_distances, relax_rigid_distances
 from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
+from weft.systems.kernels.jit import ONLY_PRANGE
 from weft.systems.kernels.tear import kill_orphans, sweep_cut
 
 
@@ -345,3 +346,30 @@ def test_the_walls_test_in_two_halves_agrees_with_the_test_in_one(seed: int, spl
     with numba_threads(min(2, numba.config.NUMBA_NUM_THREADS)):
         halves = all_inside_walls_in_two(pos, radius, *WALLS, max(split, 0))
     assert halves == all_inside_walls(pos, radius, *WALLS)
+
+
+def _zeros_then_prange() -> object:
+    """A kernel that makes an array with ``np.zeros`` before its ``prange``, as the claims' kernels
+    make their counters (compiled anew each call of this function)."""
+
+    @numba.njit(parallel=ONLY_PRANGE)
+    def halves(a: np.ndarray) -> float:
+        counters = np.zeros(16)
+        for half in numba.prange(2):
+            a[half] += counters[half] + 1.0
+        return a[0]
+
+    return halves
+
+
+def test_every_threaded_kernel_compiles_with_only_its_pranges_threaded() -> None:
+    # numba takes the keys out of a dict of parallel options as it reads them: with the options a
+    # shared dict, the second kernel compiled got plain parallel=True, its np.zeros a threaded loop
+    # of its own (two parallel loops where the first kernel has one)
+    first, second = _zeros_then_prange(), _zeros_then_prange()
+    for kernel in (first, second):
+        kernel(np.zeros(2))
+        kernel(np.zeros(2, dtype=np.float32))  # a second signature reads the options again
+    loops = [k.inspect_llvm(signature).count("define") for k in (first, second) for signature in k.signatures]
+    assert len(set(loops)) == 1
+    assert ONLY_PRANGE.numpy is False and ONLY_PRANGE.prange is True

@@ -24,21 +24,30 @@ from typing import Any
 
 import numba
 import numba.np.ufunc.parallel
+from numba.core.cpu_options import ParallelOptions
 
-ONLY_PRANGE = {
-    "comprehension": False,
-    "setitem": False,
-    "inplace_binop": False,
-    "reduction": False,
-    "numpy": False,
-    "stencil": False,
-    "fusion": False,
-    "prange": True,
-}
+ONLY_PRANGE = ParallelOptions(
+    {
+        "comprehension": False,
+        "setitem": False,
+        "inplace_binop": False,
+        "reduction": False,
+        "numpy": False,
+        "stencil": False,
+        "fusion": False,
+        "prange": True,
+    }
+)
 """numba's parallel options for every kernel with a ``prange``: only the loops written so run on
 threads. With plain ``parallel=True`` numba also turns whole-array writes and numpy calls into
 threaded loops, and those ran in every scene: the 55-box pyramid started the thread pool, whose
-spinning workers then took a busy machine's other core."""
+spinning workers then took a busy machine's other core.
+
+A ``ParallelOptions``, not the dict it is made from: numba takes a dict's keys out as it reads
+them, at every compile. A dict shared by every kernel held these options for the first kernel a
+process compiled, and every later kernel got plain ``parallel=True``: each ``np.zeros`` of the
+claims' counters a threaded loop of its own, the pool woken and joined once more. The 80 × 50
+sheet's kernel call took 20 to 40 µs longer so (2026-12-06)."""
 
 INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """numba options for a kernel only other kernels call: none of the wrappers that let Python call it
