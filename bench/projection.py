@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from weft.game.simulation import Simulation
 from weft.game.threads import numba_threads
+from weft.systems.schedule import Step
 
 PASSES = 200
 """Passes timed of each: the median is kept."""
@@ -42,7 +43,11 @@ def projection_figures(sim: Simulation) -> dict[str, Any]:
     stores = sim.stores
     distances, particles = stores.distances, stores.particles
     m = distances.count
-    kernel, arguments = sim.schedule.get("distances").current_pass
+    with sim.physics.entered():  # the pass the frames run, as the substep's first iteration finds it
+        prepared = sim.schedule.get("distances").prepare(Step())
+    if prepared is None:
+        raise ValueError("projection_figures: the scene has no threads")
+    kernel, arguments = prepared
     pos = particles.pos.copy()
     alive = int(distances.alive[:m].sum())
     inv_mass, i, j, rest, live = (

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from weft.components import DistanceSides, DistanceStore
+from weft.components import DistanceSides, DistanceStore, Stores
 from weft.systems import world
 from weft.systems.bounds import BoundsSystem, walls
 from weft.systems.kernels.distance import (
@@ -46,7 +46,7 @@ class RigidLoop(NamedTuple):
 class DistanceSystem(System):
     """Pulls every alive thread back towards its rest length (PBD, or XPBD when compliant).
 
-    Once a frame it checks whether any constraint is compliant or pull-only;
+    Once a substep it checks whether any constraint is compliant or pull-only;
     when none is, the lighter rigid kernel runs (the same arithmetic, fewer
     loads). From ``PARALLEL_DISTANCES`` constraints a pass runs in two sides
     at once, then their seam (``relax_sides``); the cut is kept while the
@@ -63,9 +63,12 @@ class DistanceSystem(System):
     needs = ("particles", "threads")
 
     def __init__(self) -> None:
-        self._general = True
+        self.general = False
+        """Whether the substep last prepared had a compliant or pull-only thread (the general kernel):
+        a fused substep of cloth is offered only where not (``weft.systems.cloth_step``)."""
         self.current_pass: Pass | None = None
-        """This substep's kernel and its arguments, called once each iteration (the bench times it)."""
+        """The kernel and arguments of the last substep whose iterations ran one by one or as one loop,
+        called once each iteration (a fused substep, ``weft.systems.cloth_step``, sets none)."""
         self._offered: Step | None = None
         """The step whose substep's ``current_pass`` ``fused_iterations`` found and did not fuse: the
         first iteration takes it as it is (cleared there)."""
@@ -73,10 +76,10 @@ class DistanceSystem(System):
     def process(self, step: Step) -> None:
         if step.iteration == 0:
             if self._offered is not step:
-                self.current_pass = self._prepare(step)
+                self.current_pass = self.prepare(step)
             self._offered = None
         elif self.current_pass is None:
-            self.current_pass = self._prepare(step)
+            self.current_pass = self.prepare(step)
         if self.current_pass is not None:
             kernel, arguments = self.current_pass
             kernel(*arguments)
@@ -91,38 +94,37 @@ class DistanceSystem(System):
         """This substep's iterations as one ``distance_loop`` kernel, when ``busy`` (the ITERATION
         systems with work) is this system and the built-in walls and every thread is rigid; else
         None, and the iterations come to ``process`` one by one."""
-        self.current_pass = self._prepare(step)
+        self.current_pass = self.prepare(step)
         self._offered = step
         if len(busy) != 2 or type(busy[1]) is not BoundsSystem or self.current_pass is None:
             return None
-        kernel, arguments = self.current_pass
+        kernel = self.current_pass[0]
         if kernel is not relax_rigid_sides and kernel is not relax_rigid_distances:
             return None
         self._offered = None  # fused: no iteration of this substep comes to process
         stores = world.stores()
-        particles = stores.particles
-        n = particles.count
-        pos, prev, inv_mass = particles.pos[:n], particles.prev[:n], particles.inv_mass[:n]
-        points = (pos, prev, inv_mass, particles.radius[:n], particles.kind[:n])
-        threads = arguments[2:6]  # i, j, rest, alive (after the whole pos and inv_mass)
-        sides = (*arguments[6:], stores.distance_sides.split) if kernel is relax_rigid_sides else ()
+        points, threads = loop_arrays(stores)
+        cut_made = stores.distance_sides
+        sides = (cut_made.runs, cut_made.parts, cut_made.split) if kernel is relax_rigid_sides else ()
         loop = iterate_rigid_sides_in_walls if sides else iterate_rigid_in_walls
         return RigidLoop(loop, step.iterations, points, threads, sides, walls(world.settings(), step.dt))
 
-    def _prepare(self, step: Step) -> Pass | None:
-        """This substep's kernel and arguments (None without constraints)."""
+    def prepare(self, step: Step) -> Pass | None:
+        """This substep's kernel and arguments (None without constraints), in the active world: the
+        general kernel where a thread is compliant or pull-only (then their multipliers start again
+        from 0), and from ``PARALLEL_DISTANCES`` threads one in two sides, cut anew at the frame's
+        first substep unless the kept cut still fits."""
         stores = world.stores()
         distances = stores.distances
         m = distances.count
         if m == 0:
             return None
-        if step.substep == 0:
-            self._general = bool(needs_general(distances.compliance[:m], distances.mode[:m]))
-        if self._general:  # XPBD's multipliers accumulate over the iterations of one substep only
+        self.general = bool(needs_general(distances.compliance[:m], distances.mode[:m]))
+        if self.general:  # XPBD's multipliers accumulate over the iterations of one substep only
             distances.lam[:m] = 0.0
         pos, inv_mass = stores.particles.pos, stores.particles.inv_mass
         threads: tuple[Any, ...] = (distances.i[:m], distances.j[:m], distances.rest[:m])
-        if self._general:
+        if self.general:
             compliant = (distances.compliance[:m], distances.lam[:m], distances.alive[:m], distances.mode[:m])
             threads = (*threads, *compliant, step.dt)
         else:
@@ -130,11 +132,25 @@ class DistanceSystem(System):
         sides = stores.distance_sides
         if m < PARALLEL_DISTANCES:
             sides.split = 0
-            return (relax_distances if self._general else relax_rigid_distances), (pos, inv_mass, *threads)
+            return (relax_distances if self.general else relax_rigid_distances), (pos, inv_mass, *threads)
         if step.substep == 0:
             cut(distances, sides)
-        kernel = relax_sides if self._general else relax_rigid_sides
+        kernel = relax_sides if self.general else relax_rigid_sides
         return kernel, (pos, inv_mass, *threads, sides.runs, sides.parts)
+
+
+def loop_arrays(stores: Stores) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """A rigid loop's particle arrays (``RigidLoop.points``) and thread arrays (``RigidLoop.threads``)."""
+    particles, distances = stores.particles, stores.distances
+    n, m = particles.count, distances.count
+    points = (
+        particles.pos[:n],
+        particles.prev[:n],
+        particles.inv_mass[:n],
+        particles.radius[:n],
+        particles.kind[:n],
+    )
+    return points, (distances.i[:m], distances.j[:m], distances.rest[:m], distances.alive[:m])
 
 
 def cut(distances: DistanceStore, sides: DistanceSides) -> None:

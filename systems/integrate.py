@@ -19,7 +19,7 @@ class IntegrateSystem(System):
 
     def fused_substep(
         self, head: list[System], iterations: list[System], tail: list[System], step: Step
-    ) -> Callable[[], None] | None:
+    ) -> Callable[[], bool] | None:
         """The whole substep in one kernel call where it is a cloth's alone (``cloth_step``)."""
         return cloth_substep(head, iterations, tail, step, motion)
 

@@ -103,7 +103,7 @@ class System(esper.Processor):
 
     def fused_substep(
         self, head: list[System], iterations: list[System], tail: list[System], step: Step
-    ) -> Callable[[], None] | None:
+    ) -> Callable[[], bool] | None:
         """A call that runs the whole substep, or None (the default): then each system runs as usual.
         Asked of the first SUBSTEP system with work, once a substep before it starts, and only while
         the substep's stages hold built-in systems alone, with the SUBSTEP systems with work
@@ -111,7 +111,9 @@ class System(esper.Processor):
         (``tail``). A system offers one only where it knows every system with work
         and the call gives the very numbers they give one by one; it asks the ITERATION systems'
         ``idle`` itself, and may only where it knows the head changes nothing their answers read
-        (the cloth's: integrate and pins move points; ``weft.systems.cloth_step``)."""
+        (the cloth's: integrate and pins move points; ``weft.systems.cloth_step``). The call returns
+        True, or False where it finds, as it starts, that the world no longer fits it: having changed
+        nothing, and the substep then runs one system at a time."""
         return None
 
 
@@ -377,9 +379,9 @@ class Schedule:
             if whole is not None:
                 # named, when timed, after what it runs: the iteration systems with work, as one by one
                 ran = head if timings is None else [*head, *_busy(iteration_stage, step), *tail]
-                _run_fused(whole, ran, timings)
-                step.iteration = step.iterations - 1
-                continue
+                if _run_fused(whole, ran, timings) is not False:
+                    step.iteration = step.iterations - 1
+                    continue
             _process(head, step, guard, timings)
             busy = _busy(iteration_stage, step)
             fused = busy[0].fused_iterations(busy, step) if busy and may_fuse else None
@@ -469,16 +471,18 @@ def _busy(systems: list[System], step: Step) -> list[System]:
     return [system for system in systems if not system.idle(step)]
 
 
-def _run_fused(call: Callable[[], None], systems: list[System], timings: dict[str, float] | None) -> None:
-    """Run the fused call of ``systems``; with ``timings`` a dict, its time is added there under
-    ``fused_name``."""
+def _run_fused(
+    call: Callable[[], bool | None], systems: list[System], timings: dict[str, float] | None
+) -> bool | None:
+    """Run the fused call of ``systems`` and return what it returns (False: it declined); with
+    ``timings`` a dict, the time of a call that ran is added there under ``fused_name``."""
     if timings is None:
-        call()
-        return
-    name = fused_name(systems)
+        return call()
     started = time.perf_counter()
-    call()
-    _add_time(timings, name, started)
+    ran = call()
+    if ran is not False:
+        _add_time(timings, fused_name(systems), started)
+    return ran
 
 
 def fused_name(systems: Sequence[System]) -> str:

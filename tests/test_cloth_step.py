@@ -31,14 +31,22 @@ def state(sim: Simulation) -> tuple[bytes, bytes, bytes]:
 
 
 def offers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Whether each substep's offer was a call, from now on."""
+    """Whether each substep from now on ran as one call: offered, and not declined by its kernel."""
     taken: list[bool] = []
     offer = IntegrateSystem.fused_substep
 
     def counted(system: IntegrateSystem, *arguments: object):
         call = offer(system, *arguments)  # type: ignore[arg-type]
-        taken.append(call is not None)
-        return call
+        if call is None:
+            taken.append(False)
+            return None
+
+        def run() -> bool:
+            ran = call()
+            taken.append(ran)
+            return ran
+
+        return run
 
     monkeypatch.setattr(IntegrateSystem, "fused_substep", counted)
     return taken
@@ -79,6 +87,56 @@ def test_a_cloth_level_gives_the_same_bits_with_each_substep_in_one_call(
     distances = sim.stores.distances
     if "tearing" in case:  # the tear test inside the call broke threads, as TearSystem does
         assert not distances.alive[: distances.count].all()
+
+
+def made_compliant_a_while(fused: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes, bytes]:
+    """The large sheet whose threads are made compliant from frame 20 to 40 by writing the store,
+    as a user's system may (no ``set``: nothing tells the schedule)."""
+    with monkeypatch.context() as patch:
+        if not fused:
+            patch.setattr(IntegrateSystem, "fused_substep", System.fused_substep)
+        sim = large()
+        distances = sim.stores.distances
+        for frame in range(60):
+            if frame in (20, 40):
+                distances.compliance[: distances.count] = 1e-5 if frame == 20 else 0.0
+            sim.step()
+        return state(sim)
+
+
+def test_a_fused_substep_finds_threads_made_compliant_declines_and_is_offered_again_once_rigid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    expected = made_compliant_a_while(False, monkeypatch)
+    taken = offers(monkeypatch)
+    assert made_compliant_a_while(True, monkeypatch) == expected
+    # frame 20: offered, the kernel finds a compliant thread and declines; the distances then see
+    # it, and nothing is offered until a frame one by one has found the threads rigid again (40)
+    assert taken == [True] * 20 + [False] * 21 + [True] * 19
+
+
+def ends_swapped_at_20(fused: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes, bytes]:
+    """The large sheet whose first thread has its two ends swapped in the store at frame 20: the
+    same thread, but the cut in two sides was made for the ends as they were."""
+    with monkeypatch.context() as patch:
+        if not fused:
+            patch.setattr(IntegrateSystem, "fused_substep", System.fused_substep)
+        sim = large()
+        distances = sim.stores.distances
+        for frame in range(40):
+            if frame == 20:
+                distances.i[0], distances.j[0] = distances.j[0], distances.i[0]
+            sim.step()
+        return state(sim)
+
+
+def test_a_fused_substep_whose_cut_no_longer_fits_declines_and_runs_again_once_cut_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    expected = ends_swapped_at_20(False, monkeypatch)
+    taken = offers(monkeypatch)
+    assert ends_swapped_at_20(True, monkeypatch) == expected
+    assert taken == [True] * 20 + [False] + [True] * 19  # frame 20, one by one, cut the threads anew
 
 
 def compliant() -> Simulation:

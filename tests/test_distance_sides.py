@@ -29,6 +29,7 @@ from weft.systems.kernels.distance_sides import (
     split_sides,
 )
 from weft.systems.kernels.jit import one_thread
+from weft.systems.schedule import Step
 
 ROOT = Path(__file__).resolve().parent.parent
 TWO_CORES = pytest.mark.skipif(
@@ -227,8 +228,9 @@ def test_a_small_world_relaxes_one_thread_at_a_time_and_never_on_numbas_threads(
     sim.step()
     assert not threaded(sim.stores)
     assert sim.stores.distance_sides.split == 0  # no cut: the walls are tested on one thread too
-    kernel, _ = sim.schedule.get("distances").current_pass
-    assert kernel is relax_rigid_distances
+    with sim.physics.entered():
+        prepared = sim.schedule.get("distances").prepare(Step())
+    assert prepared is not None and prepared[0] is relax_rigid_distances
 
 
 def test_removing_a_body_cuts_the_remaining_threads_anew() -> None:

@@ -32,17 +32,22 @@ def _is_kernel(function: ast.FunctionDef) -> bool:
     return "njit" in decorators or "kernel_with_threads" in decorators
 
 
-def _compiled_apart(tree: ast.Module) -> set[str]:
-    """Names of the kernels a module defines or imports that are compiled on their own (not inlined)."""
+def _inlined(tree: ast.Module) -> set[str]:
+    """Names of the kernels a module defines inlined at numba's IR level."""
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and "inline=" in _decorators(node)
+    }
+
+
+def _compiled_apart(tree: ast.Module, inlined: set[str]) -> set[str]:
+    """Names of the kernels a module defines or imports that are compiled on their own (not inlined:
+    ``inlined``, the names inlined in any kernel module)."""
     defined = {
         node.name
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef) and _is_kernel(node) and "inline=" not in _decorators(node)
-    }
-    inlined = {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef) and "inline=" in _decorators(node)
     }
     imported = {
         alias.asname or alias.name
@@ -55,9 +60,10 @@ def _compiled_apart(tree: ast.Module) -> set[str]:
 
 def _findings(folder: Path = KERNELS) -> list[str]:
     found = []
-    for path in sorted(folder.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        callees = _compiled_apart(tree)
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.py"))}
+    inlined = set().union(*map(_inlined, trees.values()))
+    for path, tree in trees.items():
+        callees = _compiled_apart(tree, inlined)
         kernels = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and _is_kernel(node)]
         for kernel in kernels:
             for node in ast.walk(kernel):

@@ -7,7 +7,18 @@ costs its call and its arguments gathered: 69 µs of the 80 × 50 sheet's
 frame taken in turns with pymunk's, against some 15 µs of their kernels'
 own work. These kernels run the six in one call, in the same order on the
 same arrays, so the numbers are the very ones the systems give one by one
-(``IntegrateSystem.fused_substep``).
+(``IntegrateSystem.fused_substep``). They run only where every thread is
+rigid and a cut in two sides still fits the threads' ends, which they check
+themselves as they start, returning False, having changed nothing, where
+not.
+
+Rejected (2026-12-06, the Xeon, the 80 × 50 sheet taking turns with
+pymunk): the walls once more and tearing as the list's last items, each
+split in two halves for the two threads (points below and from the split,
+the first and second half of the threads), with orphans killed after the
+join where any thread broke: 356 and 372 µs against 355 and 372, the same
+bits. After twenty passes the worker is spinning, and the two halves save
+less than their two more phases cost.
 """
 
 from __future__ import annotations
@@ -15,14 +26,19 @@ from __future__ import annotations
 from typing import Any
 
 import numba
+import numpy as np
 
-from weft.systems.kernels.distance import NO_DIVISION_CHECK
+from weft.systems.kernels.claims import item_done, new_counters, next_item
+from weft.systems.kernels.distance import NO_DIVISION_CHECK, needs_general
 from weft.systems.kernels.distance_loop import (
+    ITEMS_PER_PASS,
     Walls,
     clamp_unless_inside,
     iterate_rigid_in_walls,
-    iterate_rigid_sides_in_walls,
+    relax_part,
+    wait_for_part,
 )
+from weft.systems.kernels.distance_sides import sides_hold
 from weft.systems.kernels.inside_walls import all_inside_walls
 from weft.systems.kernels.jit import kernel_with_threads
 from weft.systems.kernels.pins import PinArrays, Pinning, place_pins
@@ -39,6 +55,12 @@ Tearing = tuple[Any, ...]
 and ``Threads`` (``weft.systems.tear.tear_limits``)."""
 
 
+Rigid = tuple[Any, Any]
+"""The threads' compliances and modes: a fused substep runs only where every one is rigid."""
+Kept = tuple[Any, Any, Any, Any]
+"""``Rigid``, then the constraint ends the cut in two sides was made for (``DistanceSides.i``, ``j``)."""
+
+
 @numba.njit(cache=True, **NO_DIVISION_CHECK)
 def step_cloth(
     motion: Motion,
@@ -49,16 +71,21 @@ def step_cloth(
     threads: Threads,
     walls: Walls,
     tearing: Tearing,
-) -> None:
+    rigid: Rigid,
+) -> bool:
     """One substep: ``integrate`` (``motion``: its scalars), ``place_pins`` (``pins``, ``pinning``:
     its arrays and scalars), the iterations with the walls (``iterate_rigid_in_walls``), the walls
-    once more, then ``break_overstretched``."""
+    once more, then ``break_overstretched``. Returns False, having changed nothing, where a thread
+    is compliant or pull-only (``needs_general``): the substep is then the systems' one by one."""
+    if needs_general(*rigid):
+        return False
     _move(points, motion, pins, pinning)
     iterate_rigid_in_walls(iterations, *points, *threads, walls)
     _contain_and_tear(points, threads, walls, tearing)
+    return True
 
 
-@kernel_with_threads(own_prange=False, **NO_DIVISION_CHECK)
+@kernel_with_threads(**NO_DIVISION_CHECK)
 def step_cloth_in_sides(
     motion: Motion,
     pins: PinArrays,
@@ -69,12 +96,42 @@ def step_cloth_in_sides(
     sides: tuple[Any, ...],
     walls: Walls,
     tearing: Tearing,
-) -> None:
-    """``step_cloth`` with the iterations in two sides at once (``iterate_rigid_sides_in_walls``;
-    ``sides``: its runs, parts and split); the rest of the substep is on the calling thread."""
-    _move(points, motion, pins, pinning)
-    iterate_rigid_sides_in_walls(iterations, *points, *threads, *sides, walls)
+    kept: Kept,
+) -> bool:
+    """``step_cloth`` with the iterations in two sides at once, as ``iterate_rigid_sides_in_walls``
+    takes them (``sides``: its runs, parts and split). Returns False, having changed nothing, where
+    a thread is compliant or pull-only or the cut no longer fits the threads' ends (``sides_hold``;
+    ``kept``).
+
+    The first item of the list the threads take (``claims``) is that check and the move, so that
+    they run while the other thread wakes. The walls once more and tearing are after the join, on
+    the calling thread.
+    """
+    i, j = threads[0], threads[1]
+    compliance, mode, cut_i, cut_j = kept
+    total = 1 + ITEMS_PER_PASS * iterations
+    counters = new_counters()
+    outside = np.zeros(2, dtype=np.int64)
+    fits = np.zeros(1, dtype=np.bool_)
+    for _ in numba.prange(2):
+        while True:
+            item = next_item(counters)
+            if item >= total:
+                break
+            if item == 0:
+                fits[0] = sides_hold(i, j, cut_i, cut_j) and not needs_general(compliance, mode)
+                if fits[0]:
+                    _move(points, motion, pins, pinning)
+            else:
+                part = wait_for_part(counters, item, 1)
+                if not fits[0]:
+                    break
+                relax_part(part, points, threads, sides, walls, outside)
+            item_done(counters)
+    if not fits[0]:
+        return False
     _contain_and_tear(points, threads, walls, tearing)
+    return True
 
 
 @numba.njit(cache=True, inline="always")

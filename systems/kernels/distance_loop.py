@@ -37,6 +37,8 @@ wall tests: their results unused, LLVM removed them.)
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 import numpy.typing as npt
@@ -105,9 +107,9 @@ def iterate_rigid_sides_in_walls(
     call, not once a pass, and a worker that wakes late joins in where the work has got to.
     Each side's points are tested by the thread that relaxed them, the seam's ends after it.
     """
-    n = pos.shape[0]
-    middle = min(split, n)
-    left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
+    points = (pos, prev, inv_mass, radius, kind)
+    threads = (i, j, rest, alive)
+    sides = (runs, parts, split)
     total = ITEMS_PER_PASS * iterations
     counters = new_counters()
     outside = np.zeros(2, dtype=np.int64)  # each side's test: 1 where a point of it is out
@@ -116,22 +118,53 @@ def iterate_rigid_sides_in_walls(
             item = next_item(counters)
             if item >= total:
                 break
-            part = item % ITEMS_PER_PASS
-            # a side waits for the items of the iterations before (their seam), the seam for both sides
-            wait_for(counters, item - part if part != SEAM else item)
-            if part != SEAM:
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[part] : parts[part + 1]])
-                first = 0 if part == 0 else middle
-                last = middle if part == 0 else n
-                held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
-                outside[part] = 0 if held else 1
-            else:
-                seam = runs[parts[SEAM] : parts[SEAM + 1]]
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
-                held = outside[0] + outside[1] == 0
-                held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
-                clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, held)
+            part = wait_for_part(counters, item, 0)
+            relax_part(part, points, threads, sides, walls, outside)
             item_done(counters)
+
+
+@numba.njit(cache=True, inline="always")
+def wait_for_part(counters: npt.NDArray[np.int64], item: int, first: int) -> int:
+    """The part (side 0, side 1 or ``SEAM``) of ``item``, once the items it follows are done: the
+    passes' items are numbered from ``first``, ``ITEMS_PER_PASS`` to a pass (``claims``). A side
+    waits for every item of the passes before (their seam last), the seam for both sides."""
+    part = (item - first) % ITEMS_PER_PASS
+    wait_for(counters, item - part if part != SEAM else item)
+    return part
+
+
+@numba.njit(cache=True, inline="always")
+def relax_part(
+    part: int,
+    points: tuple[Any, ...],
+    threads: tuple[Any, ...],
+    sides: tuple[Any, ...],
+    walls: Walls,
+    outside: npt.NDArray[np.int64],
+) -> None:
+    """One part of a pass: a side's runs, then its points tested against the walls by the thread
+    that relaxed them (``outside[part]``: 1 where one is out); or the seam, then the clamp unless
+    both sides' tests and the seam's ends find every point inside (``points``: positions, previous
+    positions, inverse masses, radii and kinds; ``threads``: ends, rest lengths and alive flags;
+    ``sides``: the cut's runs, parts and split)."""
+    pos, prev, inv_mass, radius, kind = points
+    i, j, rest, alive = threads
+    runs, parts, split = sides
+    n = pos.shape[0]
+    middle = min(split, n)
+    left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
+    if part != SEAM:
+        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[part] : parts[part + 1]])
+        first = 0 if part == 0 else middle
+        last = middle if part == 0 else n
+        held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
+        outside[part] = 0 if held else 1
+    else:
+        seam = runs[parts[SEAM] : parts[SEAM + 1]]
+        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
+        held = outside[0] + outside[1] == 0
+        held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
+        clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, held)
 
 
 @numba.njit(cache=True, **INNER)
