@@ -24,15 +24,25 @@ the first test found out and the seam brought back in only sends the
 clamp over points that are all inside, which moves none of them: the
 positions are those of the pass, then the test, then the clamp.
 
-Rejected (2026-12-06, the Xeon): the passes pipelined, each side cut
-again at the seam's ends so that side 0 waits for the seam before only at
-its last rows and side 1 only at its first, and each side clamping its
-own points but the seam's ends (the same bits). Interleaved with this
-kernel in one process, taking turns with pymunk's frame, it took 331 to
-350 µs against 326 to 379: every pass still ends with a wall test (1 µs a
-side) and the seam (1.2 µs) on one thread's path, and only the wait's
-few hundred ns go. (A prototype that seemed 35 µs faster had lost its
-wall tests: their results unused, LLVM removed them.)
+Taken back (2026-12-06, the Xeon), and to be tried again: the passes
+pipelined, each side cut again at the seam's ends so that side 0 waits
+for the seam before only at its last rows and side 1 only at its first,
+and each side clamping its own points but the seam's ends (the same
+bits). Interleaved with this kernel in one process, taking turns with
+pymunk's frame, it took 331 to 350 µs against 326 to 379: every pass
+still ends with a wall test (1 µs a side) and the seam (1.2 µs) on one
+thread's path, and only the wait's few hundred ns go. (A prototype that
+seemed 35 µs faster had lost its wall tests: their results unused, LLVM
+removed them.)
+
+That measure was wrong (found 2026-12-06, later). The kernel compiled
+second in that process had numba's plain ``parallel=True``
+(``jit.ONLY_PRANGE`` was a dict numba empties: every kernel but a
+process's first turned its ``np.zeros`` into threaded loops). With that
+fixed, each tree in its own process with its own cache, alternated seven
+times: the pipelined call (ab80298^) took 325 to 331 µs against 338 to
+350 for the one before it (1d81167^), the frame 444 to 455 µs against
+458 to 477 (one run of the latter, in a slow spell, 477 and 594).
 """
 
 from __future__ import annotations
