@@ -30,6 +30,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.components import FRAME_DT
 from weft.game.simulation import Simulation
 from weft.game.threads import numba_threads
 from weft.systems.schedule import Step
@@ -43,8 +44,10 @@ def projection_figures(sim: Simulation) -> dict[str, Any]:
     stores = sim.stores
     distances, particles = stores.distances, stores.particles
     m = distances.count
+    substeps = sim.settings.resolved_substeps()
+    step = Step(substeps=substeps, iterations=sim.settings.iterations, dt=FRAME_DT / substeps)
     with sim.physics.entered():  # the pass the frames run, as the substep's first iteration finds it
-        prepared = sim.schedule.get("distances").prepare(Step())
+        prepared = sim.schedule.get("distances").prepare(step)
     if prepared is None:
         raise ValueError("projection_figures: the scene has no threads")
     kernel, arguments = prepared

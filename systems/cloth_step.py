@@ -65,6 +65,7 @@ def cloth_substep(
     ending = (walls(settings, step.dt), tear_limits(distances))
     rigid = (distances.compliance[:m], distances.mode[:m])
     if m < PARALLEL_DISTANCES:
+        sides.split = 0  # one side: no cut, as the distances' own pass has it
         return lambda: step_cloth(*moving, *bodies, *ending, rigid)
     if not sides.split:  # no cut yet: made here, then kept as long as the kernel finds it fits
         cut(distances, sides)

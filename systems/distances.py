@@ -111,9 +111,10 @@ class DistanceSystem(System):
 
     def prepare(self, step: Step) -> Pass | None:
         """This substep's kernel and arguments (None without constraints), in the active world: the
-        general kernel where a thread is compliant or pull-only (then their multipliers start again
-        from 0), and from ``PARALLEL_DISTANCES`` threads one in two sides, cut anew at the frame's
-        first substep unless the kept cut still fits."""
+        general kernel where a thread is compliant or pull-only, and from ``PARALLEL_DISTANCES``
+        threads one in two sides. It sets ``general``, starts the multipliers again from 0 for the
+        general kernel, and at the frame's first substep cuts the threads anew unless the kept cut
+        still fits."""
         stores = world.stores()
         distances = stores.distances
         m = distances.count

@@ -474,14 +474,14 @@ def _busy(systems: list[System], step: Step) -> list[System]:
 def _run_fused(
     call: Callable[[], bool | None], systems: list[System], timings: dict[str, float] | None
 ) -> bool | None:
-    """Run the fused call of ``systems`` and return what it returns (False: it declined); with
-    ``timings`` a dict, the time of a call that ran is added there under ``fused_name``."""
+    """Run the fused call of ``systems`` and return what it returns (False: it declined, and the
+    systems then run one by one; anything else: it ran); with ``timings`` a dict, its time is added
+    there under ``fused_name``, or that and `` (declined)`` for a call that declined."""
     if timings is None:
         return call()
     started = time.perf_counter()
     ran = call()
-    if ran is not False:
-        _add_time(timings, fused_name(systems), started)
+    _add_time(timings, fused_name(systems) + (" (declined)" if ran is False else ""), started)
     return ran
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba.core.cpu_options import ParallelOptions
 
 from weft.game.threads import numba_threads
 from weft.systems.kernels import KEPT_CACHES, cache_folder
@@ -348,11 +349,12 @@ def test_the_walls_test_in_two_halves_agrees_with_the_test_in_one(seed: int, spl
     assert halves == all_inside_walls(pos, radius, *WALLS)
 
 
-def _zeros_then_prange() -> object:
+def _zeros_then_prange(options: object = ONLY_PRANGE) -> object:
     """A kernel that makes an array with ``np.zeros`` before its ``prange``, as the claims' kernels
-    make their counters (compiled anew each call of this function)."""
+    make their counters (compiled anew each call of this function), with ``options`` for numba's
+    ``parallel``."""
 
-    @numba.njit(parallel=ONLY_PRANGE)
+    @numba.njit(parallel=options)
     def halves(a: np.ndarray) -> float:
         counters = np.zeros(16)
         for half in numba.prange(2):
@@ -364,12 +366,16 @@ def _zeros_then_prange() -> object:
 
 def test_every_threaded_kernel_compiles_with_only_its_pranges_threaded() -> None:
     # numba takes the keys out of a dict of parallel options as it reads them: with the options a
-    # shared dict, the second kernel compiled got plain parallel=True, its np.zeros a threaded loop
-    # of its own (two parallel loops where the first kernel has one)
+    # shared dict, every kernel compiled after the first got plain parallel=True, its np.zeros a
+    # threaded loop of its own (one function more than a kernel with only its prange threaded)
+    only_prange = {name: False for name in ("comprehension", "setitem", "inplace_binop", "reduction")}
+    only_prange |= {"numpy": False, "stencil": False, "fusion": False, "prange": True}
+    reference = _zeros_then_prange(ParallelOptions(only_prange))
+    reference(np.zeros(2))
+    expected = reference.inspect_llvm(reference.signatures[0]).count("define")
     first, second = _zeros_then_prange(), _zeros_then_prange()
     for kernel in (first, second):
         kernel(np.zeros(2))
         kernel(np.zeros(2, dtype=np.float32))  # a second signature reads the options again
     loops = [k.inspect_llvm(signature).count("define") for k in (first, second) for signature in k.signatures]
-    assert len(set(loops)) == 1
-    assert ONLY_PRANGE.numpy is False and ONLY_PRANGE.prange is True
+    assert loops == [expected] * 4

@@ -112,7 +112,7 @@ def step_cloth_in_sides(
     total = 1 + ITEMS_PER_PASS * iterations
     counters = new_counters()
     outside = np.zeros(2, dtype=np.int64)
-    fits = np.zeros(1, dtype=np.bool_)
+    fits = np.zeros(1, dtype=np.bool_)  # item 0's answer, read by both threads and after the join
     for _ in numba.prange(2):
         while True:
             item = next_item(counters)
@@ -124,7 +124,8 @@ def step_cloth_in_sides(
                     _move(points, motion, pins, pinning)
             else:
                 part = wait_for_part(counters, item, 1)
-                if not fits[0]:
+                if not fits[0]:  # declined: this item counts as done, so no wait can hang on it
+                    item_done(counters)
                     break
                 relax_part(part, points, threads, sides, walls, outside)
             item_done(counters)

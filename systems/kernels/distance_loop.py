@@ -42,7 +42,9 @@ process's first turned its ``np.zeros`` into threaded loops). With that
 fixed, each tree in its own process with its own cache, alternated seven
 times: the pipelined call (ab80298^) took 325 to 331 µs against 338 to
 350 for the one before it (1d81167^), the frame 444 to 455 µs against
-458 to 477 (one run of the latter, in a slow spell, 477 and 594).
+458 to 477 (one run of the latter, in a slow spell, 477 and 594). It is
+not back yet: its claims (a lead, and counts waited on) need the fused
+cloth substep's first item, the check and the move, worked into them.
 """
 
 from __future__ import annotations
