@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -17,30 +17,12 @@ from weft.systems.kernels.distance import (
     relax_rigid_sides,
     relax_sides,
 )
-from weft.systems.kernels.distance_loop import Walls, iterate_rigid_in_walls, iterate_rigid_sides_in_walls
+from weft.systems.kernels.distance_loop import iterate_rigid_in_walls, iterate_rigid_sides_in_walls
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES, balanced_split, sides_hold, split_sides
 from weft.systems.schedule import Step, System
 
 Pass = tuple[Callable[..., None], tuple[Any, ...]]
 """A kernel and the arguments it is called with."""
-
-
-class RigidLoop(NamedTuple):
-    """A substep's iterations as one ``distance_loop`` kernel and its arguments, by kind."""
-
-    kernel: Callable[..., None]
-    iterations: int
-    points: tuple[Any, ...]
-    """Positions, previous positions, inverse masses, radii and kinds, of the particles there are."""
-    threads: tuple[Any, ...]
-    """The threads' ends, rest lengths and alive flags."""
-    sides: tuple[Any, ...]
-    """The cut's runs, parts and split in two sides (``iterate_rigid_sides_in_walls``), or none."""
-    walls: Walls
-
-    def run(self) -> None:
-        """Call the kernel with its arguments."""
-        self.kernel(self.iterations, *self.points, *self.threads, *self.sides, self.walls)
 
 
 class DistanceSystem(System):
@@ -85,15 +67,10 @@ class DistanceSystem(System):
             kernel(*arguments)
 
     def fused_iterations(self, busy: list[System], step: Step) -> Callable[[], None] | None:
-        """Every iteration in one kernel call when they are the threads, all rigid, and the built-in
-        walls alone (``distance_loop``): the same numbers as the two systems give one by one."""
-        loop = self.rigid_loop(busy, step)
-        return None if loop is None else loop.run
-
-    def rigid_loop(self, busy: list[System], step: Step) -> RigidLoop | None:
-        """This substep's iterations as one ``distance_loop`` kernel, when ``busy`` (the ITERATION
-        systems with work) is this system and the built-in walls and every thread is rigid; else
-        None, and the iterations come to ``process`` one by one."""
+        """Every iteration of this substep in one ``distance_loop`` kernel call when ``busy`` (the
+        ITERATION systems with work) is this system and the built-in walls and every thread is
+        rigid: the same numbers as the two systems give one by one. Else None, and the iterations
+        come to ``process`` one by one, the pass prepared here kept for them."""
         self.current_pass = self.prepare(step)
         self._offered = step
         if len(busy) != 2 or type(busy[1]) is not BoundsSystem or self.current_pass is None:
@@ -104,10 +81,12 @@ class DistanceSystem(System):
         self._offered = None  # fused: no iteration of this substep comes to process
         stores = world.stores()
         points, threads = loop_arrays(stores)
+        walled = walls(world.settings(), step.dt)
+        if kernel is relax_rigid_distances:
+            return lambda: iterate_rigid_in_walls(step.iterations, *points, *threads, walled)
         cut_made = stores.distance_sides
-        sides = (cut_made.runs, cut_made.parts, cut_made.split) if kernel is relax_rigid_sides else ()
-        loop = iterate_rigid_sides_in_walls if sides else iterate_rigid_in_walls
-        return RigidLoop(loop, step.iterations, points, threads, sides, walls(world.settings(), step.dt))
+        sides = (cut_made.runs, cut_made.parts, cut_made.split)
+        return lambda: iterate_rigid_sides_in_walls(step.iterations, *points, *threads, *sides, walled)
 
     def prepare(self, step: Step) -> Pass | None:
         """This substep's kernel and arguments (None without constraints), in the active world: the
@@ -141,7 +120,8 @@ class DistanceSystem(System):
 
 
 def loop_arrays(stores: Stores) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """A rigid loop's particle arrays (``RigidLoop.points``) and thread arrays (``RigidLoop.threads``)."""
+    """The arrays a rigid loop of iterations takes: the particles' positions, previous positions,
+    inverse masses, radii and kinds; the threads' ends, rest lengths and alive flags."""
     particles, distances = stores.particles, stores.distances
     n, m = particles.count, distances.count
     points = (

@@ -4,11 +4,13 @@ the substep's stages skipped only where they would have changed nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from support.worlds import counting, sheet, simulate
 
-from weft.components import Shake
+from weft.components import DistanceStore, Shake
 from weft.game.simulation import Simulation
 from weft.systems.integrate import IntegrateSystem
 from weft.systems.schedule import Stage, Step, System
@@ -89,53 +91,57 @@ def test_a_cloth_level_gives_the_same_bits_with_each_substep_in_one_call(
         assert not distances.alive[: distances.count].all()
 
 
-def made_compliant_a_while(fused: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes, bytes]:
-    """The large sheet whose threads are made compliant from frame 20 to 40 by writing the store,
-    as a user's system may (no ``set``: nothing tells the schedule)."""
+Edits = dict[int, Callable[[DistanceStore], None]]
+"""Writes into the thread store, by the frame they come before."""
+
+
+def edited(fused: bool, monkeypatch: pytest.MonkeyPatch, frames: int, edits: Edits) -> tuple[bytes, ...]:
+    """The large sheet stepped ``frames`` frames, fused or one system at a time, each of ``edits``
+    (by frame) given the thread store before that frame: written in place, as a user's system may
+    (no ``set``: nothing tells the schedule)."""
     with monkeypatch.context() as patch:
         if not fused:
             patch.setattr(IntegrateSystem, "fused_substep", System.fused_substep)
         sim = large()
-        distances = sim.stores.distances
-        for frame in range(60):
-            if frame in (20, 40):
-                distances.compliance[: distances.count] = 1e-5 if frame == 20 else 0.0
+        for frame in range(frames):
+            if frame in edits:
+                edits[frame](sim.stores.distances)
             sim.step()
         return state(sim)
+
+
+def compliance(value: float) -> Callable[[DistanceStore], None]:
+    def edit(distances: DistanceStore) -> None:
+        distances.compliance[: distances.count] = value
+
+    return edit
+
+
+def swap_first_ends(distances: DistanceStore) -> None:
+    """The first thread's two ends swapped: the same thread, but the cut in two sides was made for
+    the ends as they were."""
+    distances.i[0], distances.j[0] = distances.j[0], distances.i[0]
 
 
 def test_a_fused_substep_finds_threads_made_compliant_declines_and_is_offered_again_once_rigid(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    expected = made_compliant_a_while(False, monkeypatch)
+    edits = {20: compliance(1e-5), 40: compliance(0.0)}
+    expected = edited(False, monkeypatch, 60, edits)
     taken = offers(monkeypatch)
-    assert made_compliant_a_while(True, monkeypatch) == expected
+    assert edited(True, monkeypatch, 60, edits) == expected
     # frame 20: offered, the kernel finds a compliant thread and declines; the distances then see
     # it, and nothing is offered until a frame one by one has found the threads rigid again (40)
     assert taken == [True] * 20 + [False] * 21 + [True] * 19
 
 
-def ends_swapped_at_20(fused: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes, bytes]:
-    """The large sheet whose first thread has its two ends swapped in the store at frame 20: the
-    same thread, but the cut in two sides was made for the ends as they were."""
-    with monkeypatch.context() as patch:
-        if not fused:
-            patch.setattr(IntegrateSystem, "fused_substep", System.fused_substep)
-        sim = large()
-        distances = sim.stores.distances
-        for frame in range(40):
-            if frame == 20:
-                distances.i[0], distances.j[0] = distances.j[0], distances.i[0]
-            sim.step()
-        return state(sim)
-
-
 def test_a_fused_substep_whose_cut_no_longer_fits_declines_and_runs_again_once_cut_anew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    expected = ends_swapped_at_20(False, monkeypatch)
+    edits = {20: swap_first_ends}
+    expected = edited(False, monkeypatch, 40, edits)
     taken = offers(monkeypatch)
-    assert ends_swapped_at_20(True, monkeypatch) == expected
+    assert edited(True, monkeypatch, 40, edits) == expected
     assert taken == [True] * 20 + [False] + [True] * 19  # frame 20, one by one, cut the threads anew
 
 
