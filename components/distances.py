@@ -128,8 +128,8 @@ class DistanceSides:
             1's both at or above it (0: no cut, the world is relaxed in one order).
         i, j: ``(M,)`` uint32, copies of the ends the cut was made for.
         runs: ``(R, 2)`` int64, runs ``[first, last)`` of constraint indices: side 0's, side 1's,
-            then the seam's.
-        parts: ``(4,)`` int64, where each part's runs start in ``runs``, and their end.
+            then the seam's, each side's in two parts (``kernels.distance_sides.PARTS``).
+        parts: ``(6,)`` int64, where each of the five parts' runs start in ``runs``, and their end.
     """
 
     def __init__(self) -> None:
@@ -137,4 +137,4 @@ class DistanceSides:
         self.i = np.zeros(0, dtype=np.uint32)
         self.j = np.zeros(0, dtype=np.uint32)
         self.runs = np.zeros((0, 2), dtype=np.int64)
-        self.parts = np.zeros(4, dtype=np.int64)
+        self.parts = np.zeros(6, dtype=np.int64)

@@ -1,5 +1,6 @@
-"""Items taken in order by whichever thread comes (``claims``): every phase sees the whole of the
-phase before it, on two threads as on one, and nothing waits for a thread that never comes."""
+"""Items claimed by whichever thread comes first, and counts waited for (``claims``): every phase
+sees the whole of the phase before it, on two threads as on one, and nothing waits for a thread that
+never comes."""
 
 from __future__ import annotations
 
@@ -8,26 +9,26 @@ import numpy as np
 import pytest
 
 from weft.game.threads import numba_threads
-from weft.systems.kernels.claims import item_done, new_counters, next_item, wait_for
+from weft.systems.kernels.claims import LINE, claim, count_one, new_counters, wait_until
 
 PHASES = 4000
 WIDTH = 2
 """Items a phase: each writes its own slot of the next row from the whole of the row before."""
+DONE = 0
+"""The count of items finished; the items' claims start a cache line after it."""
 
 
 @numba.njit(parallel=True)
 def chained_phases(rows: np.ndarray, taken_by: np.ndarray) -> None:
     """Row ``p + 1``'s slot ``s`` from every slot of row ``p``: an item that read before the phase
     before it was done would read a row still being written (zeros, or half of it)."""
-    counters = new_counters()
+    counters = new_counters(LINE + PHASES * WIDTH)
     for _ in numba.prange(2):
-        total = PHASES * WIDTH
-        while True:
-            item = next_item(counters)
-            if item >= total:
-                break
+        for item in range(PHASES * WIDTH):
+            if not claim(counters, LINE + item):
+                continue
             phase, slot = item // WIDTH, item % WIDTH
-            wait_for(counters, phase * WIDTH)
+            wait_until(counters, DONE, phase * WIDTH)
             mixed = 0.0
             for k in range(WIDTH):
                 mixed += rows[phase, k] * (1.0 + 0.25 * k)
@@ -35,7 +36,7 @@ def chained_phases(rows: np.ndarray, taken_by: np.ndarray) -> None:
                 mixed = 0.5 * mixed + 0.5 * np.sqrt(mixed + slot + 1.0)
             rows[phase + 1, slot] = mixed
             taken_by[item] = numba.get_thread_id()
-            item_done(counters)
+            count_one(counters, DONE)
 
 
 def run(threads: int) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,9 @@ from weft.systems.kernels.distance import (
 )
 from weft.systems.kernels.distance_sides import (
     PARALLEL_DISTANCES,
+    PARTS,
     SEAM,
+    SEAM_PART,
     balanced_split,
     sides_hold,
     split_sides,
@@ -56,8 +58,15 @@ def cut(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return runs[:count], parts
 
 
-def part_rows(runs: np.ndarray, parts: np.ndarray, part: int) -> list[int]:
-    return [c for first, last in runs[parts[part] : parts[part + 1]] for c in range(first, last)]
+def part_rows_of(runs: np.ndarray, parts: np.ndarray, part: int) -> list[int]:
+    """The threads of one of a cut's ``PARTS``, in their order."""
+    return [c for start, end in runs[parts[part] : parts[part + 1]] for c in range(start, end)]
+
+
+def part_rows(runs: np.ndarray, parts: np.ndarray, side: int) -> list[int]:
+    """The threads of side 0, side 1 or the seam (``SEAM``), in their order."""
+    which = (SEAM_PART,) if side == SEAM else (2 * side, 2 * side + 1)
+    return [c for part in which for c in part_rows_of(runs, parts, part)]
 
 
 def points_of(rows: list[int], i: np.ndarray, j: np.ndarray) -> set[int]:
@@ -72,9 +81,12 @@ def test_the_sheet_is_cut_between_two_rows_into_balanced_sides() -> None:
     sides = [part_rows(runs, parts, part) for part in (0, 1)]
     seam = part_rows(runs, parts, SEAM)
     assert balanced_split(i, j) == 25 * 80  # the first particle of row 25
-    assert len(runs) == 3  # one run each: no index list to load
+    assert len(runs) == PARTS  # one run each: no index list to load
     assert len(seam) == 80  # the verticals between rows 24 and 25
     assert len(sides[0]) == len(sides[1]) == (7870 - 80) // 2
+    # each side meets the seam's ends in two rows of threads: side 0 its last, side 1 its first
+    assert np.diff(parts).tolist() == [1] * PARTS
+    assert [last - first for first, last in runs] == [3895 - 159, 159, 159, 3895 - 159, 80]
 
 
 @settings(max_examples=40, deadline=None)
@@ -87,6 +99,15 @@ def test_every_thread_is_in_one_part_and_the_sides_share_no_point(seed: int) -> 
     assert all(part == sorted(part) for part in rows)  # each part in index order
     assert not points_of(rows[0], i, j) & points_of(rows[1], i, j)
     assert abs(len(rows[0]) - len(rows[1])) < len(i) // 4  # near neighbours: a balanced cut exists
+    # a side's part away from the seam holds no thread on the seam's ends, and comes before
+    # (side 0) or after (side 1) every thread of it that does
+    ends = points_of(rows[2], i, j)
+    for free_part, meeting_part, edge in ((0, 1, 0), (3, 2, -1)):
+        free, meeting = part_rows_of(runs, parts, free_part), part_rows_of(runs, parts, meeting_part)
+        assert not points_of(free, i, j) & ends
+        assert not meeting or points_of([meeting[edge]], i, j) & ends
+        first, then = (free, meeting) if edge == 0 else (meeting, free)
+        assert max(first, default=-1) < min(then, default=len(i))
 
 
 def test_a_cut_holds_until_the_threads_ends_change() -> None:

@@ -84,7 +84,7 @@ def test_a_point_the_seam_pushes_out_is_stopped_at_the_wall() -> None:
     pos = np.array([[50.0, 50.0], [50.0, 60.0]])
     prev = pos.copy()
     ends = np.array([0], np.uint32), np.array([1], np.uint32)
-    runs, parts = np.array([[0, 1]]), np.array([0, 0, 0, 1])
+    runs, parts = np.array([[0, 1]]), np.array([0, 0, 0, 0, 0, 1])  # all seam (PARTS)
     arrays = (np.ones(2), np.zeros(2), np.zeros(2, np.uint8), *ends, np.array([40.0]), np.ones(1, bool))
     iterate_rigid_sides_in_walls(1, pos, prev, *arrays, runs, parts, 1, WALLS)
     assert pos[0, 1] == WALLS[1] and pos[1, 1] == 75.0

@@ -94,37 +94,51 @@ def clamp_to_bounds(
     per step. Shapes: ``pos``, ``prev`` ``(N, 2)``;
     the rest ``(N,)``.
     """
-    keep = 1.0 - floor_friction
+    walls = (left, bottom, right, top, floor_friction, restitution, friction, rest_speed, wall_vx, wall_vy)
     for k in range(pos.shape[0]):
-        if inv_mass[k] == 0.0:
-            continue
-        r = radius[k]
-        x = pos[k, 0]
-        y = pos[k, 1]
-        if left + r <= x <= right - r and bottom + r <= y <= top - r:
-            continue
-        vx = x - prev[k, 0]
-        vy = y - prev[k, 1]
-        if kind[k] == CIRCLE:
-            x, vx, vy = _bounce(x, vx, vy, left + r, 1.0, wall_vx, restitution, friction, rest_speed)
-            x, vx, vy = _bounce(x, vx, vy, right - r, -1.0, wall_vx, restitution, friction, rest_speed)
-            y, vy, vx = _bounce(y, vy, vx, bottom + r, 1.0, wall_vy, restitution, friction, rest_speed)
-            y, vy, vx = _bounce(y, vy, vx, top - r, -1.0, wall_vy, restitution, friction, rest_speed)
-            # a circle wider than the box, or thrown past both walls: keep it inside all the same
-            x = min(max(x, left + r), right - r) if right - left > 2 * r else (left + right) / 2
-            y = min(max(y, bottom + r), top - r) if top - bottom > 2 * r else (bottom + top) / 2
-            pos[k, 0] = x
-            pos[k, 1] = y
-            prev[k, 0] = x - vx
-            prev[k, 1] = y - vy
-            continue
+        clamp_particle(pos, prev, radius, inv_mass, kind, k, walls)
+
+
+@numba.njit(cache=True, inline="always")
+def clamp_particle(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+    k: int,
+    walls: tuple[float, float, float, float, float, float, float, float, float, float],
+) -> None:
+    """``clamp_to_bounds`` for particle ``k`` alone (``walls``: its arguments after the arrays). It
+    leaves a particle inside the walls as it is, so clamping every particle once nothing else will
+    move it is clamping them all at the end."""
+    left, bottom, right, top, floor_friction, restitution, friction, rest_speed, wall_vx, wall_vy = walls
+    keep = 1.0 - floor_friction
+    if inv_mass[k] == 0.0:
+        return
+    r = radius[k]
+    x = pos[k, 0]
+    y = pos[k, 1]
+    if left + r <= x <= right - r and bottom + r <= y <= top - r:
+        return
+    vx = x - prev[k, 0]
+    vy = y - prev[k, 1]
+    if kind[k] == CIRCLE:
+        x, vx, vy = _bounce(x, vx, vy, left + r, 1.0, wall_vx, restitution, friction, rest_speed)
+        x, vx, vy = _bounce(x, vx, vy, right - r, -1.0, wall_vx, restitution, friction, rest_speed)
+        y, vy, vx = _bounce(y, vy, vx, bottom + r, 1.0, wall_vy, restitution, friction, rest_speed)
+        y, vy, vx = _bounce(y, vy, vx, top - r, -1.0, wall_vy, restitution, friction, rest_speed)
+        # a circle wider than the box, or thrown past both walls: keep it inside all the same
+        x = min(max(x, left + r), right - r) if right - left > 2 * r else (left + right) / 2
+        y = min(max(y, bottom + r), top - r) if top - bottom > 2 * r else (bottom + top) / 2
+    else:
         x, vx = _stop(x, vx, left + r, 1.0, wall_vx)
         x, vx = _stop(x, vx, right - r, -1.0, wall_vx)
         y, vy = _stop(y, vy, top - r, -1.0, wall_vy)
         if y < bottom + r:
             y, vy = _stop(y, vy, bottom + r, 1.0, wall_vy)
             vx = wall_vx + (vx - wall_vx) * keep  # the floor drags, in its own frame
-        pos[k, 0] = x
-        pos[k, 1] = y
-        prev[k, 0] = x - vx
-        prev[k, 1] = y - vy
+    pos[k, 0] = x
+    pos[k, 1] = y
+    prev[k, 0] = x - vx
+    prev[k, 1] = y - vy

@@ -28,17 +28,18 @@ from typing import Any
 import numba
 import numpy as np
 
-from weft.systems.kernels.claims import item_done, new_counters, next_item
+from weft.systems.kernels.claims import claim, count_one, wait_until
 from weft.systems.kernels.distance import NO_DIVISION_CHECK, needs_general
 from weft.systems.kernels.distance_loop import (
-    ITEMS_PER_PASS,
+    LEAD,
+    STARTED,
     Walls,
     clamp_unless_inside,
+    counters_for,
     iterate_rigid_in_walls,
-    relax_part,
-    wait_for_part,
+    relax_passes,
 )
-from weft.systems.kernels.distance_sides import sides_hold
+from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, mark_seam_ends, sides_hold
 from weft.systems.kernels.inside_walls import all_inside_walls
 from weft.systems.kernels.jit import kernel_with_threads
 from weft.systems.kernels.pins import PinArrays, Pinning, place_pins
@@ -103,32 +104,28 @@ def step_cloth_in_sides(
     a thread is compliant or pull-only or the cut no longer fits the threads' ends (``sides_hold``;
     ``kept``).
 
-    The first item of the list the threads take (``claims``) is that check and the move, so that
-    they run while the other thread wakes. The walls once more and tearing are after the join, on
-    the calling thread.
+    The lead (``distance_loop``) makes that check and the move before its first pass, while the
+    other thread wakes; the other waits for it (``STARTED``) before its first. The walls once more
+    and tearing are after the join, on the calling thread.
     """
     i, j = threads[0], threads[1]
     compliance, mode, cut_i, cut_j = kept
-    total = 1 + ITEMS_PER_PASS * iterations
-    counters = new_counters()
-    outside = np.zeros(2, dtype=np.int64)
-    fits = np.zeros(1, dtype=np.bool_)  # item 0's answer, read by both threads and after the join
+    runs, parts, _ = sides
+    ends = np.zeros(points[0].shape[0], dtype=np.bool_)  # the seam's ends, marked once the cut fits
+    fits = np.zeros(1, dtype=np.bool_)  # the lead's answer, read by the other and after the join
+    counters = counters_for(iterations)
     for _ in numba.prange(2):
-        while True:
-            item = next_item(counters)
-            if item >= total:
-                break
-            if item == 0:
-                fits[0] = sides_hold(i, j, cut_i, cut_j) and not needs_general(compliance, mode)
-                if fits[0]:
-                    _move(points, motion, pins, pinning)
-            else:
-                part = wait_for_part(counters, item, 1)
-                if not fits[0]:  # declined: this item counts as done, so no wait can hang on it
-                    item_done(counters)
-                    break
-                relax_part(part, points, threads, sides, walls, outside)
-            item_done(counters)
+        lead = claim(counters, LEAD)
+        if lead:
+            fits[0] = sides_hold(i, j, cut_i, cut_j) and not needs_general(compliance, mode)
+            if fits[0]:
+                mark_seam_ends(ends, i, j, runs[parts[SEAM_PART] : parts[PARTS]])
+                _move(points, motion, pins, pinning)
+            count_one(counters, STARTED)
+        else:
+            wait_until(counters, STARTED, 1)
+        if fits[0]:
+            relax_passes(counters, lead, iterations, points, threads, sides, ends, walls)
     if not fits[0]:
         return False
     _contain_and_tear(points, threads, walls, tearing)

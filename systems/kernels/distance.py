@@ -67,7 +67,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.distance_sides import SEAM
+from weft.systems.kernels.distance_sides import PARTS, SEAM_PART
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 from weft.systems.kernels.two_projections import TINY, project_two
 
@@ -233,12 +233,12 @@ def relax_rigid_sides(
     """``relax_rigid_distances`` in two sides at once, then the seam (``distance_sides``).
 
     ``runs`` ``(R, 2)`` are ranges ``[first, last)`` of constraint indices, each relaxed in index
-    order; side 0's are rows ``parts[0]`` to ``parts[1]`` of it, side 1's from there to
-    ``parts[2]``, the seam's to ``parts[3]``.
+    order, part after part (``distance_sides.PARTS``: side 0's are rows ``parts[0]`` to
+    ``parts[2]`` of it, side 1's from there to ``parts[4]``, the seam's to ``parts[5]``).
     """
     for side in numba.prange(2):
-        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[side] : parts[side + 1]])
-    relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[SEAM] : parts[SEAM + 1]])
+        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[2 * side] : parts[2 * side + 2]])
+    relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[SEAM_PART] : parts[PARTS]])
 
 
 @kernel_with_threads(**NO_DIVISION_CHECK)
@@ -259,11 +259,10 @@ def relax_sides(
     """``relax_distances`` in two sides at once, then the seam (runs and parts as for
     ``relax_rigid_sides``)."""
     for side in numba.prange(2):
-        _relax_runs(
-            pos, inv_mass, i, j, rest, compliance, lam, alive, mode, dt, runs[parts[side] : parts[side + 1]]
-        )
+        runs_of_side = runs[parts[2 * side] : parts[2 * side + 2]]
+        _relax_runs(pos, inv_mass, i, j, rest, compliance, lam, alive, mode, dt, runs_of_side)
     _relax_runs(
-        pos, inv_mass, i, j, rest, compliance, lam, alive, mode, dt, runs[parts[SEAM] : parts[SEAM + 1]]
+        pos, inv_mass, i, j, rest, compliance, lam, alive, mode, dt, runs[parts[SEAM_PART] : parts[PARTS]]
     )
 
 

@@ -8,43 +8,44 @@ thread pool beside the pass itself: 4 µs of the 80 × 50 sheet's 18 µs.
 These kernels run every iteration of the substep in one call, the same
 numbers in the same order (``DistanceSystem.fused_iterations``).
 
-On two sides (``relax_rigid_sides``) the iterations are one list of
-items, taken by whichever thread is free (``claims``): the pool starts and
-joins once a call, not once a pass (2 µs each: 40 µs of the sheet's
-frame), and a worker still waking when the call starts joins in where the
-work has got to. The 80 × 50 sheet's call, taking turns with pymunk's
-frame, took 0.34 to 0.36 ms on two threads where twenty joins took 0.41
-with the workers asleep when it starts (``WORKER_SPIN``), 0.29 against
-0.33 with them spinning through pymunk's frame (GNU OpenMP's default),
-and 0.45 to 0.46 against 0.49 on one thread; the same bits in all. Each
-side's item tests the points it has just relaxed, on the core that wrote
-them. The seam moves points of both sides after that test, so its ends
-are tested again once it is done. A point
-the first test found out and the seam brought back in only sends the
-clamp over points that are all inside, which moves none of them: the
-positions are those of the pass, then the test, then the clamp.
+On two sides (``iterate_rigid_sides_in_walls``) the pool starts and joins
+once a call, not once a pass (2 µs each: 40 µs of the sheet's frame), and
+the passes are items the threads claim (``claims``): side 0, side 1 and
+the seam, twenty times over. The first thread in (the caller, unless the
+worker was still awake) leads: it takes every side 0; the other takes
+side 1 and the seam when it comes first to them, and a worker still
+waking when the call starts joins in where the work has got to. No item
+waits for a whole pass before it, only for what it reads
+(``distance_sides``' parts):
 
-Taken back (2026-12-06, the Xeon), and to be tried again: the passes
-pipelined, each side cut again at the seam's ends so that side 0 waits
-for the seam before only at its last rows and side 1 only at its first,
-and each side clamping its own points but the seam's ends (the same
-bits). Interleaved with this kernel in one process, taking turns with
-pymunk's frame, it took 331 to 350 µs against 326 to 379: every pass
-still ends with a wall test (1 µs a side) and the seam (1.2 µs) on one
-thread's path, and only the wait's few hundred ns go. (A prototype that
-seemed 35 µs faster had lost its wall tests: their results unused, LLVM
-removed them.)
+- side 0 starts its next pass at once, and waits for the seam before only
+  at its last rows, which hold the seam's ends;
+- side 1 waits for the seam before, whose ends its first rows hold;
+- the seam waits for side 0's pass and for side 1's first rows.
 
-That measure was wrong (found 2026-12-06, later). The kernel compiled
-second in that process had numba's plain ``parallel=True``
-(``jit.ONLY_PRANGE`` was a dict numba empties: every kernel but a
-process's first turned its ``np.zeros`` into threaded loops). With that
-fixed, each tree in its own process with its own cache, alternated seven
-times: the pipelined call (ab80298^) took 325 to 331 µs against 338 to
-350 for the one before it (1d81167^), the frame 444 to 455 µs against
-458 to 477 (one run of the latter, in a slow spell, 477 and 594). It is
-not back yet: its claims (a lead, and counts waited on) need the fused
-cloth substep's first item, the check and the move, worked into them.
+So each thread runs its side pass after pass, and neither waits for the
+other's whole pass. A thread only ever waits for an item already claimed,
+that is for a running thread: each thread tries the items in order, so
+every item before the one it waits in has been claimed, by itself or by
+the other. Each constraint sees its points as it would in one pass after
+another: the items that run at once share no point.
+
+The walls' clamp moves a point inside them not at all, so clamping every
+point after the iteration's last move of it is clamping them all after
+the pass: each side tests and clamps its points but the seam's ends on
+the core that just moved them, and the seam its ends after it. The sides'
+tests leave the seam's ends out, which the seam may be moving meanwhile.
+
+Measured (2026-12-06, the Xeon, the 80 × 50 sheet, taking turns with
+pymunk's frame): the pool started once a call took the sheet's call from
+0.41 ms with twenty joins to 0.34-0.36, against 0.45 on one thread. The
+pipelined passes took it from 338-350 µs (a join of both sides before each
+seam, as items taken in order) to 325-331, the frame from 458-477 µs to
+444-455 (each tree in its own process with its own cache, alternated seven
+times). A first measure had found no gain: the kernel compiled second in
+its process had numba's plain ``parallel=True`` (``jit.ONLY_PRANGE`` was a
+dict numba empties, so every kernel but a process's first turned its
+``np.zeros`` into threaded loops of their own). The same bits in all.
 """
 
 from __future__ import annotations
@@ -55,10 +56,10 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.bounds import clamp_to_bounds
-from weft.systems.kernels.claims import item_done, new_counters, next_item, wait_for
+from weft.systems.kernels.bounds import clamp_particle, clamp_to_bounds
+from weft.systems.kernels.claims import LINE, claim, count_one, new_counters, wait_until
 from weft.systems.kernels.distance import NO_DIVISION_CHECK, relax_rigid_distances, relax_rigid_runs
-from weft.systems.kernels.distance_sides import SEAM
+from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, mark_seam_ends
 from weft.systems.kernels.inside_walls import all_inside_walls, inside
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
@@ -93,6 +94,17 @@ def iterate_rigid_in_walls(
 ITEMS_PER_PASS = 3
 """Items of one iteration in ``iterate_rigid_sides_in_walls``: side 0, side 1, then the seam."""
 
+SIDE_0_DONE, SIDE_1_MET, SIDE_1_DONE, SEAM_DONE, STARTED, LEAD, ITEMS = (k * LINE for k in range(7))
+"""The claims' counts, a cache line apart: passes of side 0 done, of side 1 past its part on the
+seam's ends and done, seams done, and the start of a call that has one (``cloth_step``); the lead's
+claim; then each item's claim (``counters_for``)."""
+
+
+@numba.njit(cache=True, inline="always")
+def counters_for(iterations: int) -> npt.NDArray[np.int64]:
+    """The claims' counters of a call of ``iterations`` passes: all zero."""
+    return new_counters(ITEMS + ITEMS_PER_PASS * iterations)
+
 
 @kernel_with_threads(**NO_DIVISION_CHECK)
 def iterate_rigid_sides_in_walls(
@@ -112,71 +124,111 @@ def iterate_rigid_sides_in_walls(
     walls: Walls,
 ) -> None:
     """``iterate_rigid_in_walls`` with each pass in two sides at once, then the seam
-    (``relax_rigid_sides``: ``runs`` and ``parts`` as there; ``split`` the first particle of side 1).
-
-    The passes are one list of items taken by whichever thread is free (``claims``): per
-    iteration side 0, side 1, then the seam with the walls. The pool starts and joins once a
-    call, not once a pass, and a worker that wakes late joins in where the work has got to.
-    Each side's points are tested by the thread that relaxed them, the seam's ends after it.
-    """
+    (``relax_rigid_sides``: ``runs`` and ``parts`` as there; ``split`` the first particle of side 1),
+    the passes claimed and waited for as the module says."""
     points = (pos, prev, inv_mass, radius, kind)
     threads = (i, j, rest, alive)
     sides = (runs, parts, split)
-    total = ITEMS_PER_PASS * iterations
-    counters = new_counters()
-    outside = np.zeros(2, dtype=np.int64)  # each side's test: 1 where a point of it is out
-    for _ in numba.prange(2):  # each thread takes items until none is left
-        while True:
-            item = next_item(counters)
-            if item >= total:
-                break
-            part = wait_for_part(counters, item, 0)
-            relax_part(part, points, threads, sides, walls, outside)
-            item_done(counters)
+    ends = np.zeros(pos.shape[0], dtype=np.bool_)
+    mark_seam_ends(ends, i, j, runs[parts[SEAM_PART] : parts[PARTS]])
+    counters = counters_for(iterations)
+    for _ in numba.prange(2):
+        lead = claim(counters, LEAD)
+        relax_passes(counters, lead, iterations, points, threads, sides, ends, walls)
 
 
 @numba.njit(cache=True, inline="always")
-def wait_for_part(counters: npt.NDArray[np.int64], item: int, first: int) -> int:
-    """The part (side 0, side 1 or ``SEAM``) of ``item``, once the items it follows are done: the
-    passes' items are numbered from ``first``, ``ITEMS_PER_PASS`` to a pass (``claims``). A side
-    waits for every item of the passes before (their seam last), the seam for both sides."""
-    part = (item - first) % ITEMS_PER_PASS
-    wait_for(counters, item - part if part != SEAM else item)
-    return part
-
-
-@numba.njit(cache=True, inline="always")
-def relax_part(
-    part: int,
+def relax_passes(
+    counters: npt.NDArray[np.int64],
+    lead: bool,
+    iterations: int,
     points: tuple[Any, ...],
     threads: tuple[Any, ...],
     sides: tuple[Any, ...],
+    ends: npt.NDArray[np.bool_],
     walls: Walls,
-    outside: npt.NDArray[np.int64],
 ) -> None:
-    """One part of a pass: a side's runs, then its points tested against the walls by the thread
-    that relaxed them (``outside[part]``: 1 where one is out); or the seam, then the clamp unless
-    both sides' tests and the seam's ends find every point inside (``points``: positions, previous
-    positions, inverse masses, radii and kinds; ``threads``: ends, rest lengths and alive flags;
-    ``sides``: the cut's runs, parts and split)."""
+    """A thread's share of the passes (the module's docstring): every side 0 if it is the ``lead``,
+    and each side 1 and seam it claims first (``points``: positions, previous positions, inverse
+    masses, radii and kinds; ``threads``: ends, rest lengths and alive flags; ``sides``: the cut's
+    runs, parts and split; ``ends``: the seam's ends, marked)."""
     pos, prev, inv_mass, radius, kind = points
     i, j, rest, alive = threads
     runs, parts, split = sides
-    n = pos.shape[0]
-    middle = min(split, n)
+    middle = min(split, pos.shape[0])
+    seam = runs[parts[SEAM_PART] : parts[PARTS]]
+    for k in range(iterations):
+        for part in range(ITEMS_PER_PASS):
+            if (part == 0 and not lead) or not claim(counters, ITEMS + ITEMS_PER_PASS * k + part):
+                continue
+            if part == 0:
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[0] : parts[1]])
+                wait_until(counters, SEAM_DONE, k)
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[1] : parts[2]])
+                _clamp_side(part, middle, ends, pos, prev, inv_mass, radius, kind, walls)
+                count_one(counters, SIDE_0_DONE)
+            elif part == 1:
+                wait_until(counters, SIDE_1_DONE, k)
+                wait_until(counters, SEAM_DONE, k)
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[2] : parts[3]])
+                count_one(counters, SIDE_1_MET)
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[3] : parts[4]])
+                _clamp_side(part, middle, ends, pos, prev, inv_mass, radius, kind, walls)
+                count_one(counters, SIDE_1_DONE)
+            else:
+                wait_until(counters, SIDE_0_DONE, k + 1)
+                wait_until(counters, SIDE_1_MET, k + 1)
+                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
+                if not _ends_inside(pos, radius, i, j, seam, *walls[:4]):
+                    _clamp_these(ends, pos, prev, inv_mass, radius, kind, walls)
+                count_one(counters, SEAM_DONE)
+
+
+@numba.njit(cache=True, **INNER)
+def _clamp_side(
+    side: int,
+    split: int,
+    skipped: npt.NDArray[np.bool_],
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+    walls: Walls,
+) -> None:
+    """Clamp the particles of ``side`` (below ``split``, or from it) but the ``skipped`` ones to the
+    walls, unless all of them are inside (the test first: vectorised, and nearly always enough).
+    The test reads the skipped ones too, and leaves what it read there out (the seam may be moving
+    them meanwhile)."""
+    first = 0 if side == 0 else split
+    last = split if side == 0 else pos.shape[0]
     left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
-    if part != SEAM:
-        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[part] : parts[part + 1]])
-        first = 0 if part == 0 else middle
-        last = middle if part == 0 else n
-        held = all_inside_walls(pos[first:last], radius[first:last], left, bottom, right, top)
-        outside[part] = 0 if held else 1
-    else:
-        seam = runs[parts[SEAM] : parts[SEAM + 1]]
-        relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
-        held = outside[0] + outside[1] == 0
-        held = held and _ends_inside(pos, radius, i, j, seam, left, bottom, right, top)
-        clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, held)
+    # sliced, the loops start at 0: numba then vectorises the test (as ``all_inside_walls``)
+    flat, radii, skip = pos[first:last].reshape(-1), radius[first:last], skipped[first:last]
+    every = True
+    for k in range(radii.shape[0]):
+        every &= inside(flat[2 * k], flat[2 * k + 1], radii[k], left, bottom, right, top) | skip[k]
+    if every:
+        return
+    for k in range(first, last):
+        if not skipped[k]:
+            clamp_particle(pos, prev, radius, inv_mass, kind, k, walls)
+
+
+@numba.njit(cache=True, **INNER)
+def _clamp_these(
+    these: npt.NDArray[np.bool_],
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    radius: npt.NDArray[np.float64],
+    kind: npt.NDArray[np.uint8],
+    walls: Walls,
+) -> None:
+    """Clamp the particles marked in ``these`` to the walls, each once."""
+    for k in range(these.shape[0]):
+        if these[k]:
+            clamp_particle(pos, prev, radius, inv_mass, kind, k, walls)
 
 
 @numba.njit(cache=True, **INNER)

@@ -15,11 +15,17 @@ consecutive indices (one run per side for that sheet): a pass still
 carries the pins' hold down the sheet row by row, and the kernels loop
 over plain ranges with no index list to load.
 
-The cut depends only on the constraints' ends and the particle count,
-never on positions or on the particle count (the box solver's sides cut at
-the median box, which moves): so it is the same in every run that reaches
-the same constraints, and is made again only when their ends change
-(``sides_hold``).
+Each side is cut once more where it meets the seam's points (the seam's
+ends), so that a pass of one side need not wait for the whole seam before
+it (``distance_loop``): side 0 into the threads before its first one that
+touches a seam end, and the rest; side 1 into the threads up to its last
+one that touches a seam end, and the rest. On the sheet, side 0's last two
+rows and side 1's first two.
+
+The cut depends only on the constraints' ends, never on positions (the
+box solver's sides cut at the median box, which moves): so it is the same
+in every run that reaches the same constraints, and is made again only
+when their ends change (``sides_hold``).
 """
 
 from __future__ import annotations
@@ -33,28 +39,62 @@ PARALLEL_DISTANCES = 2000
 index order; the threads' start and join, about 2 µs a pass, cost more than half such a pass)."""
 
 SEAM = 2
-"""The part of the constraints that join the two sides (0 and 1 are the sides)."""
+"""The seam's number beside the sides' (0 and 1)."""
+
+SEAM_PART = 4
+"""The seam's part of a cut (``PARTS``)."""
+PARTS = 5
+"""Parts of a cut, in order: side 0 before the seam's ends, side 0 from its first thread on a seam
+end, side 1 up to its last thread on a seam end, side 1 after it, the seam. Side ``s``'s runs are
+``runs[parts[2 s] : parts[2 s + 2]]``, the seam's ``runs[parts[4] : parts[5]]``."""
 
 
 @numba.njit(cache=True)
 def split_sides(
     i: npt.NDArray[np.uint32], j: npt.NDArray[np.uint32], split: int, runs: npt.NDArray[np.int64]
 ) -> tuple[int, npt.NDArray[np.int64]]:
-    """Cut the constraints with ends ``i``, ``j`` at particle index ``split`` in two sides and a seam.
+    """Cut the constraints with ends ``i``, ``j`` at particle index ``split`` in two sides and a seam,
+    each side in two parts at the seam's ends (``PARTS``).
 
     Writes the runs of consecutive constraint indices ``[first, last)`` into ``runs`` (at least
-    ``(len(i), 2)``): side 0's first, then side 1's, then the seam's, each part in index order.
-    Returns how many runs, and the 4 bounds of the parts' runs in ``runs``.
+    ``(len(i), 2)``), part after part, each in index order. Returns how many runs, and the
+    ``PARTS + 1`` bounds of the parts' runs in ``runs``.
     """
-    parts = np.zeros(SEAM + 2, dtype=np.int64)
+    m = i.shape[0]
+    side = np.empty(m, dtype=np.uint8)
+    for c in range(m):
+        low = min(i[c], j[c])
+        high = max(i[c], j[c])
+        side[c] = 0 if high < split else (1 if low >= split else SEAM)
+    particles = 0
+    for c in range(m):
+        particles = max(particles, i[c] + 1, j[c] + 1)
+    ends = np.zeros(particles, dtype=np.bool_)  # the seam's ends
+    for c in range(m):
+        if side[c] == SEAM:
+            ends[i[c]] = ends[j[c]] = True
+    first_meeting = m  # side 0's first thread on a seam end
+    last_meeting = -1  # side 1's last
+    for c in range(m):
+        if side[c] != SEAM and (ends[i[c]] or ends[j[c]]):
+            if side[c] == 0:
+                first_meeting = min(first_meeting, c)
+            else:
+                last_meeting = c
+    part_of = np.empty(m, dtype=np.uint8)
+    for c in range(m):
+        if side[c] == 0:
+            part_of[c] = 0 if c < first_meeting else 1
+        elif side[c] == 1:
+            part_of[c] = 2 if c <= last_meeting else 3
+        else:
+            part_of[c] = SEAM_PART
+    parts = np.zeros(PARTS + 1, dtype=np.int64)
     count = 0
-    for part in range(SEAM + 1):
+    for part in range(PARTS):
         parts[part] = count
-        for c in range(i.shape[0]):
-            low = min(i[c], j[c])
-            high = max(i[c], j[c])
-            side = 0 if high < split else (1 if low >= split else SEAM)
-            if side != part:
+        for c in range(m):
+            if part_of[c] != part:
                 continue
             if count > parts[part] and runs[count - 1, 1] == c:
                 runs[count - 1, 1] = c + 1
@@ -62,8 +102,22 @@ def split_sides(
                 runs[count, 0] = c
                 runs[count, 1] = c + 1
                 count += 1
-    parts[SEAM + 1] = count
+    parts[PARTS] = count
     return count, parts
+
+
+@numba.njit(cache=True)
+def mark_seam_ends(
+    ends: npt.NDArray[np.bool_],
+    i: npt.NDArray[np.uint32],
+    j: npt.NDArray[np.uint32],
+    seam: npt.NDArray[np.int64],
+) -> None:
+    """Set ``ends[k]`` (all False before) where particle ``k`` is an end of a constraint in the
+    runs ``seam``."""
+    for r in range(seam.shape[0]):
+        for c in range(seam[r, 0], seam[r, 1]):
+            ends[i[c]] = ends[j[c]] = True
 
 
 @numba.njit(cache=True)
