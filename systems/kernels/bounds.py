@@ -96,34 +96,34 @@ def clamp_to_bounds(
     """
     walls = (left, bottom, right, top, floor_friction, restitution, friction, rest_speed, wall_vx, wall_vy)
     for k in range(pos.shape[0]):
-        clamp_particle(pos, prev, radius, inv_mass, kind, k, walls)
+        if inv_mass[k] == 0.0:
+            continue
+        x, y, r = pos[k, 0], pos[k, 1], radius[k]
+        if left + r <= x <= right - r and bottom + r <= y <= top - r:
+            continue
+        x, y, vx, vy = clamp_point(x, y, x - prev[k, 0], y - prev[k, 1], r, kind[k] == CIRCLE, walls)
+        pos[k, 0], pos[k, 1], prev[k, 0], prev[k, 1] = x, y, x - vx, y - vy
 
 
-@numba.njit(cache=True, inline="always")
-def clamp_particle(
-    pos: npt.NDArray[np.float64],
-    prev: npt.NDArray[np.float64],
-    radius: npt.NDArray[np.float64],
-    inv_mass: npt.NDArray[np.float64],
-    kind: npt.NDArray[np.uint8],
-    k: int,
+@numba.njit(cache=True)
+def clamp_point(
+    x: float,
+    y: float,
+    vx: float,
+    vy: float,
+    r: float,
+    circle: bool,
     walls: tuple[float, float, float, float, float, float, float, float, float, float],
-) -> None:
-    """``clamp_to_bounds`` for particle ``k`` alone (``walls``: its arguments after the arrays). It
-    leaves a particle inside the walls as it is, so clamping every particle once nothing else will
-    move it is clamping them all at the end."""
+) -> tuple[float, float, float, float]:
+    """``clamp_to_bounds`` for one free particle of radius ``r`` at ``(x, y)`` moving ``(vx, vy)``
+    px a step (``walls``: that kernel's arguments after the arrays): its position and velocity
+    after. A particle inside the walls comes out as it went in.
+
+    Scalars in and out: a helper given the arrays, inlined into the loops, made numba count
+    references to them for every particle (25 times the loop's cost: 150 against 5.7 µs for 3150
+    points inside the walls)."""
     left, bottom, right, top, floor_friction, restitution, friction, rest_speed, wall_vx, wall_vy = walls
-    keep = 1.0 - floor_friction
-    if inv_mass[k] == 0.0:
-        return
-    r = radius[k]
-    x = pos[k, 0]
-    y = pos[k, 1]
-    if left + r <= x <= right - r and bottom + r <= y <= top - r:
-        return
-    vx = x - prev[k, 0]
-    vy = y - prev[k, 1]
-    if kind[k] == CIRCLE:
+    if circle:
         x, vx, vy = _bounce(x, vx, vy, left + r, 1.0, wall_vx, restitution, friction, rest_speed)
         x, vx, vy = _bounce(x, vx, vy, right - r, -1.0, wall_vx, restitution, friction, rest_speed)
         y, vy, vx = _bounce(y, vy, vx, bottom + r, 1.0, wall_vy, restitution, friction, rest_speed)
@@ -131,14 +131,11 @@ def clamp_particle(
         # a circle wider than the box, or thrown past both walls: keep it inside all the same
         x = min(max(x, left + r), right - r) if right - left > 2 * r else (left + right) / 2
         y = min(max(y, bottom + r), top - r) if top - bottom > 2 * r else (bottom + top) / 2
-    else:
-        x, vx = _stop(x, vx, left + r, 1.0, wall_vx)
-        x, vx = _stop(x, vx, right - r, -1.0, wall_vx)
-        y, vy = _stop(y, vy, top - r, -1.0, wall_vy)
-        if y < bottom + r:
-            y, vy = _stop(y, vy, bottom + r, 1.0, wall_vy)
-            vx = wall_vx + (vx - wall_vx) * keep  # the floor drags, in its own frame
-    pos[k, 0] = x
-    pos[k, 1] = y
-    prev[k, 0] = x - vx
-    prev[k, 1] = y - vy
+        return x, y, vx, vy
+    x, vx = _stop(x, vx, left + r, 1.0, wall_vx)
+    x, vx = _stop(x, vx, right - r, -1.0, wall_vx)
+    y, vy = _stop(y, vy, top - r, -1.0, wall_vy)
+    if y < bottom + r:
+        y, vy = _stop(y, vy, bottom + r, 1.0, wall_vy)
+        vx = wall_vx + (vx - wall_vx) * (1.0 - floor_friction)  # the floor drags, in its own frame
+    return x, y, vx, vy

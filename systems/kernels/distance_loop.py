@@ -56,7 +56,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.bounds import clamp_particle, clamp_to_bounds
+from weft.systems.kernels.bounds import CIRCLE, clamp_point, clamp_to_bounds
 from weft.systems.kernels.claims import LINE, claim, count_one, new_counters, wait_until
 from weft.systems.kernels.distance import NO_DIVISION_CHECK, relax_rigid_distances, relax_rigid_runs
 from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, mark_seam_ends
@@ -152,7 +152,7 @@ def relax_passes(
     and each side 1 and seam it claims first (``points``: positions, previous positions, inverse
     masses, radii and kinds; ``threads``: ends, rest lengths and alive flags; ``sides``: the cut's
     runs, parts and split; ``ends``: the seam's ends, marked)."""
-    pos, prev, inv_mass, radius, kind = points
+    pos, inv_mass, radius = points[0], points[2], points[3]
     i, j, rest, alive = threads
     runs, parts, split = sides
     middle = min(split, pos.shape[0])
@@ -165,7 +165,7 @@ def relax_passes(
                 relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[0] : parts[1]])
                 wait_until(counters, SEAM_DONE, k)
                 relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[1] : parts[2]])
-                _clamp_side(part, middle, ends, pos, prev, inv_mass, radius, kind, walls)
+                _clamp_side(part, middle, ends, points, walls)
                 count_one(counters, SIDE_0_DONE)
             elif part == 1:
                 wait_until(counters, SIDE_1_DONE, k)
@@ -173,14 +173,14 @@ def relax_passes(
                 relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[2] : parts[3]])
                 count_one(counters, SIDE_1_MET)
                 relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[3] : parts[4]])
-                _clamp_side(part, middle, ends, pos, prev, inv_mass, radius, kind, walls)
+                _clamp_side(part, middle, ends, points, walls)
                 count_one(counters, SIDE_1_DONE)
             else:
                 wait_until(counters, SIDE_0_DONE, k + 1)
                 wait_until(counters, SIDE_1_MET, k + 1)
                 relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
                 if not _ends_inside(pos, radius, i, j, seam, *walls[:4]):
-                    _clamp_these(ends, pos, prev, inv_mass, radius, kind, walls)
+                    _clamp_marked(0, pos.shape[0], ends, True, points, walls)
                 count_one(counters, SEAM_DONE)
 
 
@@ -188,47 +188,41 @@ def relax_passes(
 def _clamp_side(
     side: int,
     split: int,
-    skipped: npt.NDArray[np.bool_],
-    pos: npt.NDArray[np.float64],
-    prev: npt.NDArray[np.float64],
-    inv_mass: npt.NDArray[np.float64],
-    radius: npt.NDArray[np.float64],
-    kind: npt.NDArray[np.uint8],
+    ends: npt.NDArray[np.bool_],
+    points: tuple[Any, ...],
     walls: Walls,
 ) -> None:
-    """Clamp the particles of ``side`` (below ``split``, or from it) but the ``skipped`` ones to the
+    """Clamp the particles of ``side`` (below ``split``, or from it) but the seam's ``ends`` to the
     walls, unless all of them are inside (the test first: vectorised, and nearly always enough).
-    The test reads the skipped ones too, and leaves what it read there out (the seam may be moving
+    The test reads the seam's ends too, and leaves what it read there out (the seam may be moving
     them meanwhile)."""
+    pos, radius = points[0], points[3]
     first = 0 if side == 0 else split
     last = split if side == 0 else pos.shape[0]
     left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
     # sliced, the loops start at 0: numba then vectorises the test (as ``all_inside_walls``)
-    flat, radii, skip = pos[first:last].reshape(-1), radius[first:last], skipped[first:last]
+    flat, radii, skip = pos[first:last].reshape(-1), radius[first:last], ends[first:last]
     every = True
     for k in range(radii.shape[0]):
         every &= inside(flat[2 * k], flat[2 * k + 1], radii[k], left, bottom, right, top) | skip[k]
-    if every:
-        return
-    for k in range(first, last):
-        if not skipped[k]:
-            clamp_particle(pos, prev, radius, inv_mass, kind, k, walls)
+    if not every:
+        _clamp_marked(first, last, ends, False, points, walls)
 
 
-@numba.njit(cache=True, **INNER)
-def _clamp_these(
-    these: npt.NDArray[np.bool_],
-    pos: npt.NDArray[np.float64],
-    prev: npt.NDArray[np.float64],
-    inv_mass: npt.NDArray[np.float64],
-    radius: npt.NDArray[np.float64],
-    kind: npt.NDArray[np.uint8],
-    walls: Walls,
+@numba.njit(cache=True, inline="always")
+def _clamp_marked(
+    first: int, last: int, marks: npt.NDArray[np.bool_], marked: bool, points: tuple[Any, ...], walls: Walls
 ) -> None:
-    """Clamp the particles marked in ``these`` to the walls, each once."""
-    for k in range(these.shape[0]):
-        if these[k]:
-            clamp_particle(pos, prev, radius, inv_mass, kind, k, walls)
+    """``clamp_to_bounds`` for the particles from ``first`` to ``last`` whose ``marks`` are ``marked``
+    (``points``: positions, previous positions, inverse masses, radii and kinds)."""
+    pos, prev, inv_mass, radius, kind = points
+    left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
+    for k in range(first, last):
+        x, y, r = pos[k, 0], pos[k, 1], radius[k]
+        if marks[k] != marked or inv_mass[k] == 0.0 or inside(x, y, r, left, bottom, right, top):
+            continue
+        x, y, vx, vy = clamp_point(x, y, x - prev[k, 0], y - prev[k, 1], r, kind[k] == CIRCLE, walls)
+        pos[k, 0], pos[k, 1], prev[k, 0], prev[k, 1] = x, y, x - vx, y - vy
 
 
 @numba.njit(cache=True, **INNER)
