@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from weft.components import Blasts, ForceField, RigidStore
+from weft.components import REFERENCE_RADIUS, Blasts, ForceField, RigidStore
 from weft.systems import world
 from weft.systems.kernels.force_fields import blast, kick_boxes, push_radially
 from weft.systems.schedule import Step, System
@@ -58,11 +58,14 @@ class BlastSystem(System):
 
 
 def kick(boxes: RigidStore, x: float, y: float, reach: float, impulse: float) -> None:
-    """Push the boxes within ``reach`` of (x, y) outward by ``impulse`` per unit mass, falling off
-    with distance; a box kicked awake wakes its island."""
+    """Push the boxes within ``reach`` of (x, y) outward by ``impulse`` per unit mass, as far as a
+    reference circle's diameter of them catches it (``kick_boxes``), falling off with distance; a box
+    kicked awake wakes its island."""
     m = boxes.count
     kick_boxes(
         boxes.pos[:m],
+        boxes.angle[:m],
+        boxes.half[:m],
         boxes.vel[:m],
         boxes.inv_mass[:m],
         boxes.asleep[:m],
@@ -72,6 +75,7 @@ def kick(boxes: RigidStore, x: float, y: float, reach: float, impulse: float) ->
         y,
         reach,
         impulse,
+        2.0 * REFERENCE_RADIUS,
     )
 
 

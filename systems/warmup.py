@@ -25,7 +25,7 @@ from weft.systems.kernels.circle_contacts import collide_pairs
 from weft.systems.kernels.distance import needs_general, relax_distances, relax_rigid_distances
 from weft.systems.kernels.distance_sides import balanced_split, sides_hold, split_sides
 from weft.systems.kernels.fold_shade import fold_shades
-from weft.systems.kernels.force_fields import blast, push_radially
+from weft.systems.kernels.force_fields import blast, kick_boxes, push_radially
 from weft.systems.kernels.grid import bin_points, bin_points_sparse, find_pairs, index_blocks
 from weft.systems.kernels.inside_walls import all_inside_walls
 from weft.systems.kernels.jit import one_thread
@@ -195,6 +195,22 @@ def call_every_kernel() -> None:
     farthest_particle_move(pos, prev.copy())
     push_radially(pos, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
     blast(pos, prev, inv_mass, 0.0, 0.0, 50.0, 100.0, 0.1)
+    asleep, island = np.zeros(2, np.bool_), np.full(2, -1, np.int64)
+    kick_boxes(
+        pos,
+        np.zeros(2),
+        np.ones((2, 2)),
+        np.zeros((2, 2)),
+        inv_mass,
+        asleep,
+        island,
+        np.zeros(2),
+        0.0,
+        0.0,
+        50.0,
+        1.0,
+        10.0,
+    )
     ring_pos = np.array([[10.0, 0.0], [0.0, 10.0], [-10.0, 0.0], [0.0, -10.0]])
     ring_prev = ring_pos.copy()
     ring = np.arange(4, dtype=np.int64)

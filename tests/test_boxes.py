@@ -375,3 +375,69 @@ def test_each_boxs_own_size_angle_velocity_and_spin_are_for_listed_boxes_alone()
         assert (store.omega[:5] == 0.0).all()
     finally:
         sim.close()
+
+
+def width_across(half: tuple[float, float], angle: float, direction: np.ndarray) -> float:
+    """A box's width across ``direction`` from its four corners: their spread along the normal."""
+    c, s = np.cos(angle), np.sin(angle)
+    corners = [
+        (sx * half[0] * c - sy * half[1] * s, sx * half[0] * s + sy * half[1] * c)
+        for sx in (-1, 1)
+        for sy in (-1, 1)
+    ]
+    normal = np.array([-direction[1], direction[0]])
+    along = [float(np.dot(corner, normal)) for corner in corners]
+    return max(along) - min(along)
+
+
+@pytest.mark.parametrize("angle_deg", [0.0, 30.0, 45.0, 90.0, 200.0])
+def test_a_blast_kicks_a_box_by_the_width_it_turns_to_it(angle_deg: float) -> None:
+    from weft.systems.kernels.force_fields import kick_boxes
+
+    half, angle, w = (18.0, 8.0), np.radians(angle_deg), 1.0 / 20.0
+    at = np.array([[300.0, 240.0]])
+    blast, reach, impulse, caught = np.array([260.0, 210.0]), 140.0, 6000.0, 10.0
+    vel = np.zeros((1, 2))
+    asleep = np.array([True])  # kicked awake
+    arrays = (np.array([w]), asleep, np.zeros(1, np.int64), np.ones(1))
+    kick_boxes(at, np.array([angle]), np.array([half]), vel, *arrays, *blast, reach, impulse, caught)
+    offset = at[0] - blast
+    dist = float(np.hypot(*offset))
+    direction = offset / dist
+    # the same kick from the corners' spread (the kernel projects the half extents on the axes)
+    expected = impulse * w * width_across(half, angle, direction) / caught * (1.0 - dist / reach)
+    np.testing.assert_allclose(vel[0, :2], expected * direction, rtol=1e-12)
+    assert not asleep[0]
+
+
+def test_an_explosion_beside_a_crate_sends_it_off_as_fast_as_its_width_catches() -> None:
+    from weft.game.session import Session
+
+    sim = simulate(
+        """
+        [world]
+        gravity = [0, -980]
+        [[boxes]]
+        name = "crate"
+        layout = "list"
+        size = [36, 36]
+        positions = [[400, 18]]
+        friction = 0.6
+        [tools]
+        available = ["explode"]
+        start = "explode"
+        strength = 1.0
+        radius = 140
+        """
+    )
+    session = Session(sim)
+    session.run(30)  # at rest on the floor
+    session.queue({"type": "mouse_press", "x": 350.0, "y": 18.0, "button": "left"})
+    session.run(1)
+    vx = float(sim.physics.velocities(sim.physics.find("crate"))[0, 0])
+    # 6000 px/s at full strength for a unit mass at the centre, 50 of 140 px away, caught across
+    # 36 px of 10, by 1296 px² of circles' mass (a 5 px circle weighs 1): 841 px/s, less the floor's
+    # friction over the frame's last substeps (0.6 × 980 / 60 = 9.8 px/s at most, 1.2%)
+    mass = 36.0 * 36.0 / (np.pi * 5.0**2)
+    expected = 6000.0 * (1.0 - 50.0 / 140.0) * 36.0 / 10.0 / mass
+    assert expected * 0.985 <= vx <= expected

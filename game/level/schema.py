@@ -550,7 +550,8 @@ class ToolsTable(Table):
         ge=0.0,
         le=1.0,
         description="How hard attract, repel, explode and shake act, 0 to 1 of their maximum "
-        "(15000 px/s², 6000 px/s, 40 px of swing).",
+        "(15000 px/s², 6000 px/s, 40 px of swing; for a circle of radius 5 at the cursor: a box catches "
+        "them across its width, as that many such circles side by side would).",
     )
     radius: float = Field(
         150.0,
