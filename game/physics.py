@@ -122,11 +122,12 @@ class Physics:
         """The ``[world]`` table the settings come from (``configure`` changes it)."""
         self.pour = False
         """Whether circles may be poured in (the shipped pour tool): settings as for a world of circles."""
-        self.schedule: Schedule = default_schedule()
+        self._schedule: Schedule = default_schedule()
+        """The systems each frame runs (``schedule``)."""
         self.guard = SettingsGuard(self.bodies_level)
         """Brings back into range the settings a custom system leaves out of it, and within the frame
         budgets of the bodies there are (``take_notes`` says what)."""
-        self.schedule.after_custom = self.guard
+        self._schedule.after_custom = self.guard
         self.clock = FrameClock()
         self.frame_ms: deque[float] = deque(maxlen=RECENT_FRAMES)
         """Wall time of each recent frame's physics, ms (never fed back into the simulation; it picks
@@ -168,6 +169,15 @@ class Physics:
             esper.switch_world(previous)
 
     @property
+    def schedule(self) -> Schedule:
+        """The systems each frame runs, stage by stage. Read after the user cleared the world
+        (``esper.clear_database``), it no longer holds the systems the levels loaded before brought,
+        as the next step would find it."""
+        with self.entered():
+            self._check_attached()
+        return self._schedule
+
+    @property
     def settings(self) -> WorldSettings:
         """The settings every system reads each frame (live: gravity, wind, iterations...)."""
         return self._own(WorldSettings)
@@ -202,7 +212,7 @@ class Physics:
 
     @property
     def _metrics(self) -> MetricsSystem:
-        return self.schedule.get("metrics")  # type: ignore[return-value]
+        return self._schedule.get("metrics")  # type: ignore[return-value]
 
     def state_hash(self) -> str:
         """sha256 of every particle position, box pose and bone frame: equal for bit-identical runs."""
@@ -235,8 +245,8 @@ class Physics:
         ``system.params = MySystem.Params(strength=...)`` (or a dict of its values) first. Raises
         ``weft.LevelError`` for parameters that do not fit, as a level's ``params`` table would,
         and ``weft.systems.schedule.ScheduleError`` for a place no order can give."""
-        self.schedule.add(with_params(system))
-        self.schedule.after_custom = self.guard
+        self._schedule.add(with_params(system))
+        self._schedule.after_custom = self.guard
 
     def close(self) -> None:
         """Take Weft out of the world: its processor, its entity and every body's entity."""
@@ -269,11 +279,11 @@ class Physics:
             level = load_level(level, overrides, allow_import)
         with self.entered():
             self._check_attached()  # a cleared world has dropped the systems levels brought
-        before = {system.name: system for system in self.schedule.systems()}
+        before = {system.name: system for system in self._schedule.systems()}
         # the same systems, and the level's; one a level brought before under the same name is replaced
-        self.schedule = level_schedule(level, base=self.schedule, replacing=self._levels_own())
-        for name in self.schedule.custom():
-            if before.get(name) is not (system := self.schedule.get(name)):
+        self._schedule = level_schedule(level, base=self._schedule, replacing=self._levels_own())
+        for name in self._schedule.custom():
+            if before.get(name) is not (system := self._schedule.get(name)):
                 self._level_systems[name] = system
         tools = level.model.tools
         self.configure(level.model.world)
@@ -363,7 +373,7 @@ class Physics:
         """After bodies came or went: the settings they imply, and the steps' memory of the old rows."""
         self._derive()
         self._rows.clear()
-        box_step = self.schedule.get("boxes")
+        box_step = self._schedule.get("boxes")
         if isinstance(box_step, BoxStepSystem):
             box_step.forget_packing()
         if self.frame == 0:
@@ -409,9 +419,9 @@ class Physics:
         try:
             if large:
                 with numba_threads(self.threads.threads(large)):
-                    self.schedule.step_frame(clock.frame)
+                    self._schedule.step_frame(clock.frame)
             else:  # its kernels are the one-thread twins: numba's thread count is no matter
-                self.schedule.step_frame(clock.frame)
+                self._schedule.step_frame(clock.frame)
         finally:
             self._stepping = False
         clock.frame += 1
@@ -426,7 +436,7 @@ class Physics:
 
     def _levels_own(self) -> set[str]:
         """The names of the systems levels brought that are still scheduled (not taken out since)."""
-        scheduled = {system.name: system for system in self.schedule.systems()}
+        scheduled = {system.name: system for system in self._schedule.systems()}
         return {name for name, system in self._level_systems.items() if scheduled.get(name) is system}
 
     def _check_attached(self) -> None:
@@ -437,7 +447,7 @@ class Physics:
         self._followers.clear()
         self._rows.clear()
         for name in self._levels_own():
-            self.schedule.remove(name)
+            self._schedule.remove(name)
         self._level_systems.clear()
         self.entity = self._own_entity()
         self.revision += 1

@@ -346,6 +346,7 @@ def test_a_level_loaded_again_or_after_a_cleared_world_replaces_its_own_systems(
         assert [physics.body(e).name for e in physics.bodies()] == ["dust", "dust"]
         assert physics.schedule.custom() == {"gravity_wells"}
         esper.clear_database()  # the bodies go, and the systems their level brought
+        assert physics.schedule.custom() == set()  # at once, not only once a step has run
         physics.load(level)
         physics.step(2)
         assert [physics.body(e).name for e in physics.bodies()] == ["dust"]
