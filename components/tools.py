@@ -72,7 +72,8 @@ class CutStroke:
 class ForceField:
     """A radial force around the cursor while a button is held: ``force`` > 0 pushes out, < 0 pulls in.
 
-    ``force`` is per unit mass at the centre, px/s², falling to nothing at ``reach`` px.
+    ``force`` is per unit mass at the centre, px/s², falling to nothing at ``reach`` px; a box
+    takes it times its width across the push over a 5 px circle's diameter (``kick_boxes``).
     """
 
     active: bool = False
@@ -83,7 +84,8 @@ class ForceField:
 
 @dataclass
 class Blasts:
-    """Explosions asked for since the last frame: ``(x, y, reach px, impulse px/s at the centre)``."""
+    """Explosions asked for since the last frame: ``(x, y, reach px, impulse px/s at the centre)``, the
+    impulse for a unit mass (a box's scaled by its width, as for a ``ForceField``)."""
 
     pending: list[tuple[float, float, float, float]] = field(default_factory=list)
 

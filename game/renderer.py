@@ -82,14 +82,15 @@ class Renderer:
         if unknown:
             raise ValueError(f"unknown layers {unknown}; expected some of {', '.join(LAYERS)}")
         physics = self.physics
+        schedule = physics.schedule  # first: reading it notices a cleared world, which changes the revision
         options = self.options
         options.world = (physics.world, physics.revision)
         options.debug = "debug" in chosen
         options.zoom = float(zoom if zoom is not None else getattr(self.ctx.current_camera, "zoom", 1.0))
-        self._schedule(physics.schedule)
+        self._schedule(schedule)
         step = Step(frame=physics.frame)
         with physics.entered():
-            for system in physics.schedule.systems(Stage.DRAW):
+            for system in schedule.systems(Stage.DRAW):
                 if self._layer_of.get(id(system), "custom") in chosen:
                     system.process(step)
 

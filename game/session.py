@@ -109,12 +109,15 @@ class Session:
         """Apply one event now and record it."""
         self.log.append({"frame": self.tick, **event})
         kind = event["type"]
-        if kind == "mouse_press":
-            self._press(event["x"], event["y"], event["button"])
-        elif kind == "mouse_drag":
-            self._drag(event["x"], event["y"], event["dx"], event["dy"], event["buttons"])
-        elif kind == "mouse_release":
-            self._release(event["x"], event["y"], event["button"])
+        if kind.startswith("mouse_"):
+            # floats, as the window's are: a script's whole pixels would compile the tools' kernels again
+            x, y = float(event["x"]), float(event["y"])
+            if kind == "mouse_press":
+                self._press(x, y, event["button"])
+            elif kind == "mouse_drag":
+                self._drag(x, y, float(event["dx"]), float(event["dy"]), event["buttons"])
+            else:
+                self._release(x, y, event["button"])
         elif kind == "key_press":
             self._key(event["key"])
         elif kind == "tool":

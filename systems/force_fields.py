@@ -58,9 +58,9 @@ class BlastSystem(System):
 
 
 def kick(boxes: RigidStore, x: float, y: float, reach: float, impulse: float) -> None:
-    """Push the boxes within ``reach`` of (x, y) outward by ``impulse`` per unit mass, as far as a
-    reference circle's diameter of them catches it (``kick_boxes``), falling off with distance; a box
-    kicked awake wakes its island."""
+    """Push the boxes within ``reach`` of (x, y) outward by ``impulse`` per unit mass times their
+    width across the push over a reference circle's diameter (``kick_boxes``), falling off with
+    distance; a box kicked awake wakes its island."""
     m = boxes.count
     kick_boxes(
         boxes.pos[:m],

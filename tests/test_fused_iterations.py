@@ -4,6 +4,7 @@ has work in the iterations."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 from support.worlds import counting, sheet
@@ -12,9 +13,10 @@ from weft.game.simulation import Simulation
 from weft.systems.distances import DistanceSystem
 from weft.systems.integrate import IntegrateSystem
 from weft.systems.kernels.bounds import clamp_to_bounds
+from weft.systems.kernels.claims import claim
 from weft.systems.kernels.distance import relax_rigid_sides
-from weft.systems.kernels.distance_loop import iterate_rigid_sides_in_walls
-from weft.systems.kernels.distance_sides import balanced_split, split_sides
+from weft.systems.kernels.distance_loop import LEAD, counters_for, iterate_rigid_sides_in_walls, relax_passes
+from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, balanced_split, mark_seam_ends, split_sides
 from weft.systems.kernels.inside_walls import all_inside_walls_in_two
 from weft.systems.schedule import Stage, Step, System
 
@@ -90,10 +92,11 @@ def test_a_point_the_seam_pushes_out_is_stopped_at_the_wall() -> None:
     assert pos[0, 1] == WALLS[1] and pos[1, 1] == 75.0
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_every_iteration_in_one_call_is_the_kernels_one_after_the_other(seed: int) -> None:
+def random_threads(seed: int, n: int = 300, m: int = 800) -> tuple[np.ndarray, ...]:
+    """Positions, previous positions, inverse masses, radii, kinds, ends, rest lengths, alive flags
+    of ``n`` points (some pinned, some circles, some beyond the walls) and ``m`` threads between near
+    neighbours, then the cut's runs, parts and split."""
     rng = np.random.default_rng(seed)
-    n, m = 300, 800
     pos = rng.uniform(30.0, 170.0, (n, 2))  # a few points start beyond the walls
     prev = pos + rng.normal(0.0, 2.0, (n, 2))
     inv_mass = np.where(rng.random(n) < 0.1, 0.0, rng.uniform(0.2, 2.0, n))
@@ -107,9 +110,13 @@ def test_every_iteration_in_one_call_is_the_kernels_one_after_the_other(seed: in
     split = balanced_split(i, j)
     runs = np.empty((m, 2), np.int64)
     count, parts = split_sides(i, j, split, runs)
-    runs = runs[:count]
+    return pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs[:count], parts, split
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_iteration_in_one_call_is_the_kernels_one_after_the_other(seed: int) -> None:
+    pos, prev, *arrays, split = random_threads(seed)
     expected = pos.copy(), prev.copy()
-    arrays = (inv_mass, radius, kind, i, j, rest, alive, runs, parts)
     one_by_one(12, *expected, *arrays, split=split, walls=WALLS)
     got = pos.copy(), prev.copy()
     iterate_rigid_sides_in_walls(12, *got, *arrays, split, WALLS)
@@ -135,3 +142,34 @@ def test_compliant_threads_run_one_iteration_at_a_time() -> None:
     busy = [rigid.schedule.get("distances"), rigid.schedule.get("bounds")]
     with rigid.physics.entered():
         assert busy[0].fused_iterations(busy, Step()) is not None
+
+
+@numba.njit(parallel=True)
+def _shares(iterations: int, arrays: tuple, walls: tuple, ran: np.ndarray) -> None:
+    """``iterate_rigid_sides_in_walls``' passes, with how many items each thread ran in ``ran``."""
+    pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs, parts, split = arrays
+    ends = np.zeros(pos.shape[0], dtype=np.bool_)
+    mark_seam_ends(ends, i, j, runs[parts[SEAM_PART] : parts[PARTS]])
+    counters = counters_for(iterations)
+    for _ in numba.prange(2):
+        lead = claim(counters, LEAD)
+        points, threads = (pos, prev, inv_mass, radius, kind), (i, j, rest, alive)
+        ran[numba.get_thread_id()] += relax_passes(
+            counters, lead, iterations, points, threads, (runs, parts, split), ends, walls
+        )
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="one thread: nothing to share")
+def test_both_threads_run_passes_and_every_item_runs_once() -> None:
+    # the same numbers on one thread or two hide a worker that ran nothing: count what each ran. A
+    # worker wakes some 70 us into a call here; 60 passes of 8000 threads take a millisecond or more,
+    # and the call is tried again in case a busy machine kept the worker away through all of it
+    iterations, taken = 60, []
+    for attempt in range(5):
+        ran = np.zeros(numba.config.NUMBA_NUM_THREADS, dtype=np.int64)
+        _shares(iterations, random_threads(attempt, n=4000, m=8000), WALLS, ran)
+        assert ran.sum() == 3 * iterations  # side 0, side 1 and the seam of every pass, once each
+        taken.append(ran.tolist())
+        if np.count_nonzero(ran) == 2:
+            return
+    pytest.fail(f"one thread ran every item in five calls: {taken}")

@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.inside_walls import inside
+
 CIRCLE = 1  # ParticleKind.CIRCLE
 
 
@@ -99,7 +101,7 @@ def clamp_to_bounds(
         if inv_mass[k] == 0.0:
             continue
         x, y, r = pos[k, 0], pos[k, 1], radius[k]
-        if left + r <= x <= right - r and bottom + r <= y <= top - r:
+        if inside(x, y, r, left, bottom, right, top):
             continue
         x, y, vx, vy = clamp_point(x, y, x - prev[k, 0], y - prev[k, 1], r, kind[k] == CIRCLE, walls)
         pos[k, 0], pos[k, 1], prev[k, 0], prev[k, 1] = x, y, x - vx, y - vy

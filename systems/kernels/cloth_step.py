@@ -13,8 +13,9 @@ themselves as they start, returning False, having changed nothing, where
 not.
 
 Rejected (2026-12-06, the Xeon, the 80 × 50 sheet taking turns with
-pymunk): the walls once more and tearing as the list's last items, each
-split in two halves for the two threads (points below and from the split,
+pymunk, items then taken in order from one list): the walls once more
+and tearing as the list's last items, each split in two halves for the
+two threads (points below and from the split,
 the first and second half of the threads), with orphans killed after the
 join where any thread broke: 356 and 372 µs against 355 and 372, the same
 bits. After twenty passes the worker is spinning, and the two halves save

@@ -12,9 +12,9 @@ On two sides (``iterate_rigid_sides_in_walls``) the pool starts and joins
 once a call, not once a pass (2 µs each: 40 µs of the sheet's frame), and
 the passes are items the threads claim (``claims``): side 0, side 1 and
 the seam, twenty times over. The first thread in (the caller, unless the
-worker was still awake) leads: it takes every side 0; the other takes
-side 1 and the seam when it comes first to them, and a worker still
-waking when the call starts joins in where the work has got to. No item
+worker was still awake) leads: every side 0 is its own; side 1 and the
+seam go to whichever thread claims them first, so a worker still waking
+when the call starts joins in where the work has got to. No item
 waits for a whole pass before it, only for what it reads
 (``distance_sides``' parts):
 
@@ -24,10 +24,11 @@ waits for a whole pass before it, only for what it reads
 - the seam waits for side 0's pass and for side 1's first rows.
 
 So each thread runs its side pass after pass, and neither waits for the
-other's whole pass. A thread only ever waits for an item already claimed,
-that is for a running thread: each thread tries the items in order, so
-every item before the one it waits in has been claimed, by itself or by
-the other. Each constraint sees its points as it would in one pass after
+other's whole pass. A thread only ever waits for an item already taken,
+that is by a running thread: side 0 is the lead's, which is running (it
+claimed the lead), and each thread tries side 1 and the seam in order, so
+every one of them before the one it waits in has been claimed, by itself
+or by the other. Each constraint sees its points as it would in one pass after
 another: the items that run at once share no point.
 
 The walls' clamp moves a point inside them not at all, so clamping every
@@ -93,8 +94,9 @@ def iterate_rigid_in_walls(
         clamp_unless_inside(pos, prev, inv_mass, radius, kind, walls, held)
 
 
-ITEMS_PER_PASS = 3
-"""Items of one iteration in ``iterate_rigid_sides_in_walls``: side 0, side 1, then the seam."""
+CLAIMED_PER_PASS = 2
+"""Items of one iteration in ``iterate_rigid_sides_in_walls`` that the threads claim: side 1, then
+the seam (side 0 is the lead's, unclaimed)."""
 
 SIDE_0_DONE, SIDE_1_MET, SIDE_1_DONE, SEAM_DONE, STARTED, LEAD, ITEMS = (k * LINE for k in range(7))
 """The claims' counts, a cache line apart: passes of side 0 done, of side 1 past its part on the
@@ -105,7 +107,7 @@ claim; then each item's claim (``counters_for``)."""
 @numba.njit(cache=True, inline="always")
 def counters_for(iterations: int) -> npt.NDArray[np.int64]:
     """The claims' counters of a call of ``iterations`` passes: all zero."""
-    return new_counters(ITEMS + ITEMS_PER_PASS * iterations)
+    return new_counters(ITEMS + CLAIMED_PER_PASS * iterations)
 
 
 @kernel_with_threads(**NO_DIVISION_CHECK)
@@ -149,79 +151,74 @@ def relax_passes(
     sides: tuple[Any, ...],
     ends: npt.NDArray[np.bool_],
     walls: Walls,
-) -> None:
+) -> int:
     """A thread's share of the passes (the module's docstring): every side 0 if it is the ``lead``,
     and each side 1 and seam it claims first (``points``: positions, previous positions, inverse
     masses, radii and kinds; ``threads``: ends, rest lengths and alive flags; ``sides``: the cut's
-    runs, parts and split; ``ends``: the seam's ends, marked)."""
-    pos, inv_mass, radius = points[0], points[2], points[3]
+    runs, parts and split; ``ends``: the seam's ends, marked). Returns how many items it ran."""
+    pos, prev, inv_mass, radius, kind = points
     i, j, rest, alive = threads
     runs, parts, split = sides
     middle = min(split, pos.shape[0])
+    lower = (pos[:middle], prev[:middle], inv_mass[:middle], radius[:middle], kind[:middle])
+    upper = (pos[middle:], prev[middle:], inv_mass[middle:], radius[middle:], kind[middle:])
     seam = runs[parts[SEAM_PART] : parts[PARTS]]
+    ran = 0
     for k in range(iterations):
-        for part in range(ITEMS_PER_PASS):
-            if (part == 0 and not lead) or not claim(counters, ITEMS + ITEMS_PER_PASS * k + part):
-                continue
-            if part == 0:
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[0] : parts[1]])
-                wait_until(counters, SEAM_DONE, k)
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[1] : parts[2]])
-                _clamp_side(part, middle, ends, points, walls)
-                count_one(counters, SIDE_0_DONE)
-            elif part == 1:
-                wait_until(counters, SIDE_1_DONE, k)
-                wait_until(counters, SEAM_DONE, k)
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[2] : parts[3]])
-                count_one(counters, SIDE_1_MET)
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[3] : parts[4]])
-                _clamp_side(part, middle, ends, points, walls)
-                count_one(counters, SIDE_1_DONE)
-            else:
-                wait_until(counters, SIDE_0_DONE, k + 1)
-                wait_until(counters, SIDE_1_MET, k + 1)
-                relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
-                if not _ends_inside(pos, radius, i, j, seam, *walls[:4]):
-                    _clamp_marked(0, pos.shape[0], ends, True, points, walls)
-                count_one(counters, SEAM_DONE)
+        if lead:
+            ran += 1
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[0] : parts[1]])
+            wait_until(counters, SEAM_DONE, k)
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[1] : parts[2]])
+            _clamp_side(lower, ends[:middle], walls)
+            count_one(counters, SIDE_0_DONE)
+        if claim(counters, ITEMS + CLAIMED_PER_PASS * k):
+            ran += 1
+            wait_until(counters, SIDE_1_DONE, k)
+            wait_until(counters, SEAM_DONE, k)
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[2] : parts[3]])
+            count_one(counters, SIDE_1_MET)
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, runs[parts[3] : parts[4]])
+            _clamp_side(upper, ends[middle:], walls)
+            count_one(counters, SIDE_1_DONE)
+        if claim(counters, ITEMS + CLAIMED_PER_PASS * k + 1):
+            ran += 1
+            wait_until(counters, SIDE_0_DONE, k + 1)
+            wait_until(counters, SIDE_1_MET, k + 1)
+            relax_rigid_runs(pos, inv_mass, i, j, rest, alive, seam)
+            if not _ends_inside(pos, radius, i, j, seam, *walls[:4]):
+                _clamp_marked(points, ends, True, walls)
+            count_one(counters, SEAM_DONE)
+    return ran
 
 
 @numba.njit(cache=True, **INNER)
-def _clamp_side(
-    side: int,
-    split: int,
-    ends: npt.NDArray[np.bool_],
-    points: tuple[Any, ...],
-    walls: Walls,
-) -> None:
-    """Clamp the particles of ``side`` (below ``split``, or from it) but the seam's ``ends`` to the
-    walls, unless all of them are inside (the test first: vectorised, and nearly always enough).
-    The test reads the seam's ends too, and leaves what it read there out (the seam may be moving
-    them meanwhile)."""
+def _clamp_side(points: tuple[Any, ...], ends: npt.NDArray[np.bool_], walls: Walls) -> None:
+    """Clamp a side's particles (``points``, its slices of the arrays) but the seam's ``ends`` (its
+    slice of them) to the walls, unless all of them are inside (the test first: vectorised, and
+    nearly always enough). The test reads the seam's ends too, and leaves what it read there out
+    (the seam may be moving them meanwhile)."""
     pos, radius = points[0], points[3]
-    first = 0 if side == 0 else split
-    last = split if side == 0 else pos.shape[0]
     left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
-    # sliced, the loops start at 0: numba then vectorises the test (as ``all_inside_walls``)
-    flat, radii, skip = pos[first:last].reshape(-1), radius[first:last], ends[first:last]
+    flat = pos.reshape(-1)  # the loop over plain indices: numba vectorises it (as ``all_inside_walls``)
     every = True
-    for k in range(radii.shape[0]):
-        every &= inside(flat[2 * k], flat[2 * k + 1], radii[k], left, bottom, right, top) | skip[k]
+    for k in range(radius.shape[0]):
+        every &= inside(flat[2 * k], flat[2 * k + 1], radius[k], left, bottom, right, top) | ends[k]
     if not every:
-        _clamp_marked(first, last, ends, False, points, walls)
+        _clamp_marked(points, ends, False, walls)
 
 
 @numba.njit(cache=True, inline="always")
-def _clamp_marked(
-    first: int, last: int, marks: npt.NDArray[np.bool_], marked: bool, points: tuple[Any, ...], walls: Walls
-) -> None:
-    """``clamp_to_bounds`` for the particles from ``first`` to ``last`` whose ``marks`` are ``marked``
-    (``points``: positions, previous positions, inverse masses, radii and kinds)."""
+def _clamp_marked(points: tuple[Any, ...], marks: npt.NDArray[np.bool_], marked: bool, walls: Walls) -> None:
+    """``clamp_to_bounds`` for the particles whose ``marks`` are ``marked`` (``points``: positions,
+    previous positions, inverse masses, radii and kinds)."""
     pos, prev, inv_mass, radius, kind = points
     left, bottom, right, top = walls[0], walls[1], walls[2], walls[3]
-    for k in range(first, last):
+    for k in range(pos.shape[0]):
+        if marks[k] != marked or inv_mass[k] == 0.0:  # first: the other thread may be moving the rest
+            continue
         x, y, r = pos[k, 0], pos[k, 1], radius[k]
-        if marks[k] != marked or inv_mass[k] == 0.0 or inside(x, y, r, left, bottom, right, top):
+        if inside(x, y, r, left, bottom, right, top):
             continue
         x, y, vx, vy = clamp_point(x, y, x - prev[k, 0], y - prev[k, 1], r, kind[k] == CIRCLE, walls)
         pos[k, 0], pos[k, 1], prev[k, 0], prev[k, 1] = x, y, x - vx, y - vy

@@ -94,7 +94,7 @@ def kick_boxes(
     A box catches the push across its width, as a row of circles side by side would: the change
     is ``impulse`` × inverse mass × its width across the push over ``caught`` (the width a
     particle's ``impulse`` is for), falling off linearly to nothing at ``reach``. Given the
-    particles' kick per body instead, a 36 px box (16.5 circles' mass) took a twentieth of a
+    particles' kick per body instead, a 36 px box (16.5 circles' mass) took a sixteenth of a
     circle's speed and barely left the floor. The width of a box at ``angle`` with half extents
     ``(hx, hy)`` across the unit direction ``u`` is ``2 (hx |n · x̂| + hy |n · ŷ|)``, ``n`` the
     normal of ``u`` and ``x̂``, ``ŷ`` the box's axes.
