@@ -43,6 +43,15 @@ where the hand is, and ``compliance`` is the stiffness that does not depend on t
 COMPLIANCE_EXPONENT_MIN = -7.0
 """The compliance slider runs over 10^(s + this); its left end (s = 0) is exactly rigid."""
 
+COMPLIANCE_SLIDER_TOP = 3.0
+"""The compliance slider's right end, s for 10^-4, unless the level's own sheet is softer. A thread tears
+by stretch, and a compliant thread's stretch is its load times its compliance: at 10^-3.5 the default
+70 x 45 sheet's top threads tore off the pins under its own weight (53 threads in 10 s), at 10^-3 the
+flag in its own wind (31). At 10^-4 both hold for 10 s, the sheet 100 px longer than rigid. Together
+with the wind slider at its end too (3000 px/s², the default sheet's 450 x 6.7) the sheet tears at
+10^-4 and holds at 10^-4.5: a gale tearing the softest cloth is what the player asked for, one
+control at its end alone tearing the level apart is not."""
+
 
 @dataclass(frozen=True)
 class Slider:
@@ -163,7 +172,7 @@ def compliance_from_slider(s: float) -> float:
 
 
 def slider_from_compliance(c: float) -> float:
-    return 0.0 if c <= 0.0 else min(4.0, max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN))
+    return 0.0 if c <= 0.0 else max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN)
 
 
 def with_strength(gravity: list[float], strength: float) -> list[float]:
@@ -243,10 +252,11 @@ CONTROLS: dict[str, Slider | Choice] = {
     "compliance": Slider(
         "Compliance",
         0.0,
-        4.0,
+        COMPLIANCE_SLIDER_TOP,
         read=lambda s: slider_from_compliance(first_cloth(s).compliance),
         write=lambda s, v: each_cloth("compliance")(s, compliance_from_slider(v)),
         show=lambda v: "rigid" if compliance_from_slider(v) == 0 else f"{compliance_from_slider(v):.1e}",
+        highest=lambda s, low, high: max(high, slider_from_compliance(first_cloth(s).compliance)),
     ),
     "pins": Choice(
         "Pins",

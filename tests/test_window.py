@@ -229,6 +229,31 @@ def test_at_the_stiffness_sliders_low_end_the_sheet_stays_on_its_pins(level: str
     assert session.sim.metrics()["counts"]["torn"] == 0
 
 
+@pytest.mark.parametrize("level", ["cloth.toml", "flag.toml"])  # the levels whose panel shows compliance
+def test_at_the_compliance_sliders_high_end_the_sheet_stays_on_its_pins(level: str) -> None:
+    from weft.game.panel import CONTROLS
+    from weft.levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / level))
+    control = CONTROLS["compliance"]
+    for key, value in control.write(session, control.high_for(session)):
+        session.sim.set(key, value)
+    session.sim.step(600)  # 10 s: at 10^-3, the end it had, the default sheet lost 53 threads, the flag 31
+    assert session.sim.metrics()["counts"]["torn"] == 0
+
+
+def test_a_level_softer_than_the_compliance_sliders_end_gets_a_slider_up_to_its_own_value() -> None:
+    from weft.game.panel import COMPLIANCE_SLIDER_TOP, CONTROLS
+    from weft.levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / "cloth.toml"))
+    control = CONTROLS["compliance"]
+    assert control.high_for(session) == COMPLIANCE_SLIDER_TOP
+    session.sim.set("cloth.0.compliance", 1e-3)  # what a level file may say: the panel is built from it
+    assert control.high_for(session) == pytest.approx(4.0)
+    assert control.read(session) == pytest.approx(4.0)  # the slider shows where it is, not its old end
+
+
 def test_the_panels_controls_set_level_keys_and_stay_inside_the_schemas_ranges() -> None:
     from support.worlds import simulate
 
