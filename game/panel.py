@@ -46,10 +46,10 @@ COMPLIANCE_EXPONENT_MIN = -7.0
 COMPLIANCE_SLIDER_TOP = 3.0
 """The compliance slider's right end, s for 10^-4, unless the level's own sheet is softer. A thread tears
 by stretch, and a compliant thread's stretch is its load times its compliance: at 10^-3.5 the default
-70 x 45 sheet's top threads tore off the pins under its own weight (53 threads in 10 s), at 10^-3 the
-flag in its own wind (31). At 10^-4 both hold for 10 s, the sheet 100 px longer than rigid. Together
-with the wind slider at its end too (3000 px/s², the default sheet's 450 x 6.7) the sheet tears at
-10^-4 and holds at 10^-4.5: a gale tearing the softest cloth is what the player asked for, one
+70 x 45 sheet's top threads tore off the pins under its own weight (53 threads in 10 s), at 10^-3.75
+the flag in its own wind (31). At 10^-4 both hold for 10 s, the sheet stretched to the floor.
+Together with the wind slider at its end too (3000 px/s², the default sheet's 450 x 6.7) the sheet
+tears at 10^-4 and holds at 10^-4.5: a gale tearing the softest cloth is what the player asked for, one
 control at its end alone tearing the level apart is not."""
 
 

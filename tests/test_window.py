@@ -238,7 +238,7 @@ def test_at_the_compliance_sliders_high_end_the_sheet_stays_on_its_pins(level: s
     control = CONTROLS["compliance"]
     for key, value in control.write(session, control.high_for(session)):
         session.sim.set(key, value)
-    session.sim.step(600)  # 10 s: at 10^-3, the end it had, the default sheet lost 53 threads, the flag 31
+    session.sim.step(600)  # 10 s: at 10^-3, its old end, the default sheet lost 53 threads, the flag 31
     assert session.sim.metrics()["counts"]["torn"] == 0
 
 
