@@ -145,8 +145,9 @@ class Hud:
         if tools != self._help_tools:
             self.help.text = "\n".join(self.help_lines(session))
             self._help_tools = tools
-        left = (self.width - HELP_WIDTH) / 2
-        top = self.height / 2 + self.help.content_height / 2 + 20
+        # whole pixels: at a half pixel (an odd content height) each line's top row of glyphs was lost
+        left = (self.width - HELP_WIDTH) // 2
+        top = (self.height + self.help.content_height) // 2 + 20
         arcade.draw_lrbt_rectangle_filled(
             left, left + HELP_WIDTH, top - self.help.content_height - 40, top, SHADE
         )

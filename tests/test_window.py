@@ -383,3 +383,11 @@ def test_help_lines_that_do_not_fit_the_box_wrap_under_their_description(view: P
     assert any(line.startswith(indent) for line in lines)  # the long tool summaries wrapped
     view.hud.help.text = max(lines, key=len)
     assert view.hud.help.content_width <= HELP_TEXT  # the longest line fits the box unwrapped
+
+
+def test_the_help_is_drawn_on_whole_pixels_so_no_line_loses_its_top(view: PlayView) -> None:
+    view.session.show_help = True
+    view.on_draw()
+    # at y = 578.5 (an odd content height centred) every line's top row of glyphs was lost: "LEFI RIGHI"
+    help_text = view.hud.help
+    assert float(help_text.x).is_integer() and float(help_text.y).is_integer()
