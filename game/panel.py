@@ -36,9 +36,12 @@ FEWEST_PANEL_ITERATIONS = 4
 loaded threads are meant to stretch until they tear). Threads tear by stretch, and a rigid thread's
 stretch is what the passes leave unconverged: one pass lets a sheet's top rows stretch under its
 own weight until they tear off the pins (70 threads of the default sheet in 10 s, 347 of the flag),
-two still tear the flag (61). From three every shipped sheet holds its weight and the panel's
-strongest wind; four leaves a pass to spare. Tearing by stretch stays: it is what makes a pull tear
-where the hand is, and ``compliance`` is the stiffness that does not depend on the passes."""
+two still tear the flag (61). From three every shipped sheet holds its weight and its level's wind
+(the flag the panel's strongest too); four leaves a pass to spare. With the wind slider at its end
+as well (3000 px/s², 6.7 times its own) the default sheet tears below eight passes (70 threads at
+four): the fewest passes and a gale together are a weak sheet in a gale, the player's choice.
+Tearing by stretch stays: it is what makes a pull tear where the hand is, and ``compliance`` is the
+stiffness that does not depend on the passes."""
 
 COMPLIANCE_EXPONENT_MIN = -7.0
 """The compliance slider runs over 10^(s + this); its left end (s = 0) is exactly rigid."""
