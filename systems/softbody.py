@@ -11,6 +11,7 @@ from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, Press, S
 from weft.systems import world
 from weft.systems.kernels.softbody import (
     hold_perimeter,
+    part_rings,
     place_legs,
     press_out,
     relax_ring,
@@ -463,7 +464,8 @@ class PerimeterSystem(System):
     percent (measured). ``PressureSystem`` projects after every pass, or the
     ring would swell within the iterations, meet obstacles swollen and rest
     a few px away from them; this last projection takes back what the
-    finger and the contacts stretched after it.
+    finger and the contacts stretched after it. Then no two rings are left
+    one inside the other (``part_rings``).
     """
 
     name = "perimeter"
@@ -471,10 +473,16 @@ class PerimeterSystem(System):
 
     def process(self, step: Step) -> None:
         particles = world.stores().particles
-        for _, body in by_entity(SoftBody):
+        bodies = [body for _, body in by_entity(SoftBody)]
+        for body in bodies:
             hold_perimeter(particles.pos, particles.inv_mass, body.ring, body.rest_perimeter)
             if body.pressed:
                 hold_drift(particles.pos, particles.prev, body.ring, HELD_SPEED * step.dt)
+        # then no ring inside another: nested, no bead of one meets a bead of the other (``part_rings``)
+        for k, body in enumerate(bodies):
+            for other in bodies[k + 1 :]:
+                gap = body.bead + other.bead
+                part_rings(particles.pos, particles.prev, particles.inv_mass, body.ring, other.ring, gap)
 
 
 class UprightSystem(System):

@@ -223,6 +223,153 @@ def hold_perimeter(
 
 
 @numba.njit(cache=True)
+def part_rings(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    ring_a: npt.NDArray[np.int64],
+    ring_b: npt.NDArray[np.int64],
+    gap: float,
+) -> bool:
+    """Move two soft bodies apart, each as a whole, where a point of one ring is inside the other.
+
+    Their skins' beads keep two rings apart, but a ring the hand drags through another (the hand
+    holds with no bound on its force) can end with points, or all of itself, inside the other,
+    where no bead meets a bead: nothing pushed them out, and the bodies stayed nested. Here each
+    point inside the other ring's polygon (crossing number) is followed along the line between
+    the rings' centres (``d``, from b's to a's; where they coincide, up for the lighter) to the
+    last place it crosses that ring: the rings must part by the farthest of those, plus ``gap``
+    (the beads' radii, so the skins then just touch). Each ring moves by the other's share of
+    their mass, along ``d`` or against it; a ring holding a point that never moves (inverse mass
+    0: held or pinned) stays, and the other takes all of it. Positions and previous positions
+    move alike: the bodies are set apart, not flung. Returns whether they were moved.
+    """
+    lo_a, hi_a = _bounds(pos, ring_a)
+    lo_b, hi_b = _bounds(pos, ring_b)
+    if (
+        lo_a[0] > hi_b[0] + gap
+        or lo_b[0] > hi_a[0] + gap
+        or lo_a[1] > hi_b[1] + gap
+        or lo_b[1] > hi_a[1] + gap
+    ):
+        return False
+    mass_a, fixed_a = _mass(inv_mass, ring_a)
+    mass_b, fixed_b = _mass(inv_mass, ring_b)
+    ca = _centre(pos, ring_a)
+    cb = _centre(pos, ring_b)
+    dx, dy = ca[0] - cb[0], ca[1] - cb[1]
+    length = math.hypot(dx, dy)
+    if length > 1e-6:
+        dx, dy = dx / length, dy / length
+    else:  # one centred in the other: the lighter comes out upwards (down, it went into the floor)
+        dx, dy = 0.0, 1.0 if fixed_b or (not fixed_a and mass_a <= mass_b) else -1.0
+    apart = max(_exit(pos, ring_a, ring_b, dx, dy), _exit(pos, ring_b, ring_a, -dx, -dy))
+    if apart < 0.0:
+        return False
+    apart += gap
+    if fixed_a and fixed_b:
+        share_a = 0.5
+    elif fixed_a or fixed_b:
+        share_a = 0.0 if fixed_a else 1.0
+    else:
+        share_a = mass_b / (mass_a + mass_b)
+    _shift(pos, prev, ring_a, share_a * apart * dx, share_a * apart * dy)
+    _shift(pos, prev, ring_b, -(1.0 - share_a) * apart * dx, -(1.0 - share_a) * apart * dy)
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _bounds(
+    pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The ring's points' lowest and highest x and y."""
+    x0 = x1 = pos[ring[0], 0]
+    y0 = y1 = pos[ring[0], 1]
+    for k in range(1, ring.shape[0]):
+        x, y = pos[ring[k], 0], pos[ring[k], 1]
+        x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+    return (x0, y0), (x1, y1)
+
+
+@numba.njit(cache=True, inline="always")
+def _centre(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> tuple[float, float]:
+    """The mean of the ring's points."""
+    x = y = 0.0
+    for k in range(ring.shape[0]):
+        x += pos[ring[k], 0]
+        y += pos[ring[k], 1]
+    return x / ring.shape[0], y / ring.shape[0]
+
+
+@numba.njit(cache=True, inline="always")
+def _exit(
+    pos: npt.NDArray[np.float64],
+    points: npt.NDArray[np.int64],
+    ring: npt.NDArray[np.int64],
+    dx: float,
+    dy: float,
+) -> float:
+    """How far the points of ``points`` inside ``ring``'s polygon must move along (dx, dy) to be out of
+    it: the farthest last crossing of that ring along the ray from each (-1 where none is inside).
+
+    A point is inside where a ray from it crosses the polygon's edges an odd number of times; the
+    ray along (dx, dy) is that ray, so one loop over the edges gives both the count and the crossings:
+    for the edge from ``p`` to ``q`` and the ray ``c + t u``, ``t = cross(p - c, e) / cross(u, e)`` and
+    ``s = cross(p - c, u) / cross(u, e)`` with ``e = q - p``, a crossing where ``t > 0`` and ``0 <= s < 1``.
+    """
+    farthest = -1.0
+    m = ring.shape[0]
+    for k in range(points.shape[0]):
+        cx, cy = pos[points[k], 0], pos[points[k], 1]
+        crossings = 0
+        last = 0.0
+        for e in range(m):
+            p, q = ring[e], ring[(e + 1) % m]
+            ex, ey = pos[q, 0] - pos[p, 0], pos[q, 1] - pos[p, 1]
+            denominator = dx * ey - dy * ex
+            if denominator == 0.0:
+                continue  # an edge along the ray: its ends' edges count the crossing
+            wx, wy = pos[p, 0] - cx, pos[p, 1] - cy
+            t = (wx * ey - wy * ex) / denominator
+            along = (wx * dy - wy * dx) / denominator
+            if t > 0.0 and 0.0 <= along < 1.0:
+                crossings += 1
+                last = max(last, t)
+        if crossings % 2 == 1:
+            farthest = max(farthest, last)
+    return farthest
+
+
+@numba.njit(cache=True, inline="always")
+def _mass(inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> tuple[float, bool]:
+    """The ring's mass, and whether a point of it never moves (inverse mass 0)."""
+    mass = 0.0
+    for k in range(ring.shape[0]):
+        w = inv_mass[ring[k]]
+        if w == 0.0:
+            return 0.0, True
+        mass += 1.0 / w
+    return mass, False
+
+
+@numba.njit(cache=True, inline="always")
+def _shift(
+    pos: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.float64],
+    ring: npt.NDArray[np.int64],
+    x: float,
+    y: float,
+) -> None:
+    """Move the ring's points and their previous positions by (x, y)."""
+    for k in range(ring.shape[0]):
+        i = ring[k]
+        pos[i, 0] += x
+        pos[i, 1] += y
+        prev[i, 0] += x
+        prev[i, 1] += y
+
+
+@numba.njit(cache=True)
 def set_spin(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
