@@ -17,6 +17,7 @@ from weft.systems.queries import (
     cast_circles,
     fixed_normals_at,
     fixed_particles,
+    polygon_holds,
 )
 from weft.systems.schedule import Step, System
 
@@ -37,6 +38,20 @@ def nearest_particle(stores: Stores, x: float, y: float, reach: float) -> int:
     dist2[fixed_particles(stores)] = np.inf
     k = int(np.argmin(dist2))
     return k if dist2[k] <= reach * reach else NOTHING
+
+
+def ring_around(stores: Stores, x: float, y: float) -> int:
+    """The point of the creature whose ring holds (x, y) nearest to it (the first such creature's),
+    or ``NOTHING``: a press on a creature's middle takes it by its skin. Its skin is all of it a
+    hand can take, and a big creature's middle is farther from its skin than a grab reaches (80 px
+    against 40: a press there took nothing)."""
+    pos = stores.particles.pos
+    for _, body in world.by_entity(SoftBody):
+        ring = pos[body.ring]
+        if polygon_holds(ring, x, y):
+            offset = ring - (x, y)
+            return int(body.ring[int(np.argmin(np.einsum("ij,ij->i", offset, offset)))])
+    return NOTHING
 
 
 def by_the_hip(particle: int) -> int:
@@ -130,7 +145,8 @@ class GrabSystem(System):
 
     A box under the cursor is taken first (the box solver pulls it by its
     spring); otherwise the nearest particle is pinned (a creature by the hip
-    for its knee or foot: ``by_the_hip``). Grabbing a pinned point moves its
+    for its knee or foot: ``by_the_hip``; by its skin for its middle:
+    ``ring_around``). Grabbing a pinned point moves its
     pin instead: it stays where it is dropped.
     """
 
@@ -143,10 +159,13 @@ class GrabSystem(System):
             if self._hold_box(stores, grab):
                 continue
             if grab.held and grab.particle == NOTHING:
-                taken = nearest_particle(stores, *grab.pressed_at, grab.reach)
+                near = nearest_particle(stores, *grab.pressed_at, grab.reach)
+                taken = near if near != NOTHING else ring_around(stores, *grab.pressed_at)
                 grab.particle = by_the_hip(taken)
                 grab.offset = (0.0, 0.0)
-                if grab.particle != taken:  # a creature taken by a foot keeps its hip where it is
+                if (
+                    grab.particle != near
+                ):  # a hip for a knee or foot, or skin for the middle: held where it is
                     x, y = stores.particles.pos[grab.particle] - grab.pressed_at
                     grab.offset = (float(x), float(y))
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:

@@ -466,6 +466,36 @@ def test_a_creature_left_inside_another_comes_out_and_both_keep_their_shape(offs
     assert max(speeds[10:]) < math.sqrt(2 * 980.0 * 720.0)
 
 
+def test_the_drag_tool_pressed_on_a_creatures_middle_takes_it_where_it_was_pressed() -> None:
+    # its middle is 80 px from its skin, twice a grab's reach: a press there took nothing
+    session = Session(Simulation.load(LEVELS_DIR / "creature.toml"))
+    session.sim.step(60)
+    _, body = session.sim.body("mochi")
+    pos = session.sim.stores.particles.pos
+    x, y = (float(v) for v in pos[body.ring].mean(axis=0))
+    lift = 200.0
+    session.apply({"type": "tool", "name": "drag"})
+    session.apply({"type": "mouse_press", "x": x, "y": y, "button": "left"})
+    for k in range(1, 21):
+        session.apply(
+            {
+                "type": "mouse_drag",
+                "x": x,
+                "y": y + lift * k / 20,
+                "dx": 0.0,
+                "dy": lift / 20,
+                "buttons": ["left"],
+            }
+        )
+        session.sim.step()
+    session.sim.step(30)
+    centre = pos[body.ring].mean(axis=0)
+    # held by its skin, kept where it was from the cursor: the body follows the cursor, lifted by its
+    # skin's point and hanging from it (its centre a little lower than the cursor, never jumping to it)
+    assert centre[1] > y + 0.75 * lift
+    assert abs(centre[0] - x) < 20.0
+
+
 def test_a_creature_on_a_ball_rests_on_it_not_above_it() -> None:
     sim = simulate(
         """
