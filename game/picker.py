@@ -282,6 +282,9 @@ class PickerView(arcade.View):
     def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
         most = max(0, len(self.entries) - self.rows_shown)
         self.top = max(0, min(most, self.top - round(scroll_y)))
+        # the pointer chooses what it is over, as it does moving: the rows moved under it, and Enter
+        # opened a level scrolled out of sight, no row lit, its preview still shown
+        self.on_mouse_motion(x, y, 0, 0)
 
     # -- drawing --------------------------------------------------------------
 

@@ -170,6 +170,22 @@ def test_clicking_a_row_plays_its_level(game) -> None:
     assert game.playing.session.sim.level.source == level_paths()[2]
 
 
+def test_the_wheel_scrolls_the_list_and_the_row_under_the_pointer_is_the_one_chosen(game) -> None:
+    import arcade
+
+    from weft.game.picker import HEADER, MARGIN, ROW_HEIGHT
+
+    picker = game.pick()
+    picker.on_key_press(arcade.key.END, 0)  # the last level chosen, the list scrolled down to it
+    assert picker.top > 0
+    x, y = MARGIN + 200, int(game.window.height - HEADER - ROW_HEIGHT * 2 - ROW_HEIGHT / 2)  # third row
+    picker.on_mouse_scroll(x, y, 0.0, 100.0)  # up, as far as it goes, without moving the pointer
+    assert picker.top == 0
+    assert picker.entry.path == level_paths()[2]  # not the last level, scrolled out of sight
+    picker.on_key_press(arcade.key.ENTER, 0)
+    assert game.playing is not None and game.playing.session.sim.level.source == level_paths()[2]
+
+
 def test_n_and_b_step_through_the_levels_in_the_pickers_order(game) -> None:
     import arcade
 
