@@ -163,9 +163,8 @@ class GrabSystem(System):
                 taken = near if near != NOTHING else ring_around(stores, *grab.pressed_at)
                 grab.particle = by_the_hip(taken)
                 grab.offset = (0.0, 0.0)
-                if (
-                    grab.particle != near
-                ):  # a hip for a knee or foot, or skin for the middle: held where it is
+                # a hip for a knee or foot, or skin for the middle: held where it is from the cursor
+                if grab.particle != near:
                     x, y = stores.particles.pos[grab.particle] - grab.pressed_at
                     grab.offset = (float(x), float(y))
                 if grab.particle != NOTHING and pins.find(grab.particle) < 0:

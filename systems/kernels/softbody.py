@@ -261,7 +261,7 @@ def part_rings(
     length = math.hypot(dx, dy)
     if length > 1e-6:
         dx, dy = dx / length, dy / length
-    else:  # one centred in the other: the lighter comes out upwards (down, it went into the floor)
+    else:  # one centred in the other: the lighter comes out upwards (sent down, it went into the floor)
         dx, dy = 0.0, 1.0 if fixed_b or (not fixed_a and mass_a <= mass_b) else -1.0
     apart = max(_exit(pos, ring_a, ring_b, dx, dy), _exit(pos, ring_b, ring_a, -dx, -dy))
     if apart < 0.0:
