@@ -12,6 +12,29 @@ from weft.systems.kernels.distance_loop import Walls
 from weft.systems.kernels.inside_walls import all_inside_walls, all_inside_walls_in_two
 from weft.systems.schedule import Step, System
 
+
+def inside_walls(
+    target: tuple[float, float], margins: tuple[float, float, float, float]
+) -> tuple[float, float]:
+    """``target`` moved into the walls' rectangle shrunk by ``margins`` px at its left, bottom, right and
+    top (no two together past the rectangle's middle): what the hand holds is led only where the
+    walls let it be. A particle held outside dragged its body through the wall it was held against
+    (a rag doll's joints stretched to 3.6 times their bones, its limits 20 degrees out); a box held by
+    its spring below the floor was pulled into it past its middle."""
+    left, bottom, right, top = world.settings().walls
+    x = _between(target[0], left, right, margins[0], margins[2])
+    y = _between(target[1], bottom, top, margins[1], margins[3])
+    return x, y
+
+
+def _between(value: float, low: float, high: float, low_margin: float, high_margin: float) -> float:
+    """``value`` within ``[low + low_margin, high - high_margin]``, the margins cut to the middle."""
+    middle = 0.5 * (low + high)
+    floor = min(low + max(0.0, low_margin), middle)
+    ceiling = max(high - max(0.0, high_margin), middle)
+    return min(max(value, floor), ceiling)
+
+
 WallArguments = tuple[Callable[..., bool], tuple[Any, ...], tuple[Any, ...]]
 """The walls test, its arguments and those of ``clamp_to_bounds``, for one substep."""
 

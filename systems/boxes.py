@@ -12,6 +12,7 @@ from weft.components import CORRECTIONS, Grab, RigidStore, Stores
 from weft.components.growth import grow
 from weft.components.tools import NOTHING
 from weft.systems import world
+from weft.systems.bounds import inside_walls
 from weft.systems.box_pairs import list_pairs_with_skin
 from weft.systems.first_start import compile_step_apart
 from weft.systems.kernels.box_batches import CAPACITY
@@ -220,7 +221,9 @@ class BoxStepSystem(System):
         if held is not None:
             inv_mass = store.inv_mass[body]
             spring[ANCHOR_X], spring[ANCHOR_Y] = held.anchor
-            spring[TARGET_X], spring[TARGET_Y] = held.target
+            spring[TARGET_X], spring[TARGET_Y] = inside_walls(
+                held.target, _around_anchor(store, body, held.anchor)
+            )
             spring[HERTZ], spring[DAMPING_RATIO] = held.hertz, held.damping_ratio
             spring[MAX_FORCE] = held.max_accel / inv_mass if inv_mass > 0.0 else 0.0
         return body
@@ -263,3 +266,18 @@ class BoxStepSystem(System):
         if len(self._plan_floats) < floats or len(self._plan_ints) < ints:
             self._plan_floats = np.zeros(floats)  # its pages are touched only as batches use them
             self._plan_ints = np.zeros(ints, dtype=np.int64)
+
+
+def _around_anchor(
+    store: RigidStore, body: int, anchor: tuple[float, float]
+) -> tuple[float, float, float, float]:
+    """How far box ``body`` reaches, as it lies now, left of, below, right of and above the point at
+    ``anchor`` (px in its own frame): the margins within the walls its spring's target keeps, so the
+    spring never pulls it into a wall. A target below the floor pulled a held box past its middle into
+    the floor at up to ``Grab.max_accel``, against contacts that push out gently."""
+    c, s = math.cos(store.angle[body]), math.sin(store.angle[body])
+    hx, hy = store.half[body]
+    corners = np.array([[hx, hy], [-hx, hy], [-hx, -hy], [hx, -hy]]) - anchor
+    x = c * corners[:, 0] - s * corners[:, 1]
+    y = s * corners[:, 0] + c * corners[:, 1]
+    return -float(x.min()), -float(y.min()), float(x.max()), float(y.max())

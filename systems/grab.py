@@ -8,6 +8,7 @@ import numpy as np
 from weft.components import Grab, SoftBody, Stores
 from weft.components.tools import NOTHING
 from weft.systems import world
+from weft.systems.bounds import inside_walls
 from weft.systems.boxes import wake
 from weft.systems.pins import pin, unpin
 from weft.systems.queries import (
@@ -66,19 +67,6 @@ def by_the_hip(particle: int) -> int:
     return particle
 
 
-def inside_walls(target: tuple[float, float], radius: float) -> tuple[float, float]:
-    """``target`` moved into the walls' rectangle shrunk by ``radius`` px: a held particle is led only
-    where the walls let it be. Led outside, it would drag its body through the wall it is held against
-    (a rag doll's joints stretched to 3.6 times their bones, its limits 20 degrees out)."""
-    left, bottom, right, top = world.settings().walls
-    reach_x = max(0.0, min(radius, 0.5 * (right - left)))
-    reach_y = max(0.0, min(radius, 0.5 * (top - bottom)))
-    return (
-        min(max(target[0], left + reach_x), right - reach_x),
-        min(max(target[1], bottom + reach_y), top - reach_y),
-    )
-
-
 SURFACE_GAP = 0.5
 """px a held particle is kept short of a fixed box or circle it is led against: on the surface, the
 next frame's path would start on it and pass through."""
@@ -101,7 +89,7 @@ def clear_path(stores: Stores, start: FloatArray, goal: tuple[float, float], rad
         return stop
     rest = goal_point - stop
     # the slide stays inside the walls: lifted in after the cast, it went up into a peg on the floor
-    along = np.asarray(inside_walls(tuple(stop + rest - (rest @ normal) * normal), radius))
+    along = np.asarray(inside_walls(tuple(stop + rest - (rest @ normal) * normal), (radius,) * 4))
     slid, _ = _first_stop(stores, stop, along, radius)
     straight, _ = _first_stop(stores, start, slid, radius)
     return straight
@@ -184,9 +172,9 @@ class GrabSystem(System):
                 radius = stores.particles.radius[grab.particle]
                 target = (grab.target[0] + grab.offset[0], grab.target[1] + grab.offset[1])
                 path = clear_path(
-                    stores, stores.particles.pos[grab.particle], inside_walls(target, radius), radius
+                    stores, stores.particles.pos[grab.particle], inside_walls(target, (radius,) * 4), radius
                 )
-                pins.anchor[row] = inside_walls(tuple(path), radius)
+                pins.anchor[row] = inside_walls(tuple(path), (radius,) * 4)
             else:
                 if pins.owner[row] == entity:
                     unpin(stores, row)

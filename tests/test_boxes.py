@@ -353,6 +353,38 @@ def test_dragging_a_box_pulls_it_to_the_cursor_through_a_spring() -> None:
     assert sim.positions("stack")[0, 1] < 25.0  # let go, it falls back to the floor
 
 
+@pytest.mark.parametrize("grip", [(0.0, 0.0), (15.0, 15.0)])  # its centre, and near a corner (it turns)
+def test_a_box_dragged_below_the_floor_is_held_on_it_not_pulled_into_it(grip) -> None:
+    from weft.game.session import Session
+    from weft.game.simulation import Simulation
+    from weft.levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / "pyramid.toml"))  # where it was found
+    sim = session.sim
+    session.run(30)
+    store = sim.stores.rigid
+    top = int(np.argmax(store.pos[: store.count, 1]))
+    x, y = (float(v) for v in store.pos[top] + grip)
+    session.queue({"type": "mouse_press", "x": x, "y": y, "button": "left"})
+    for tx, ty in ((x + 200.0, 500.0), (x + 200.0, -60.0)):  # up and aside, then down below the floor
+        for _ in range(10):
+            nx, ny = x + 0.3 * (tx - x), y + 0.3 * (ty - y)
+            session.queue(
+                {"type": "mouse_drag", "x": nx, "y": ny, "dx": nx - x, "dy": ny - y, "buttons": ["left"]}
+            )
+            session.advance()
+            x, y = nx, ny
+    lowest = []
+    for _ in range(40):
+        session.advance()
+        c, s = np.cos(store.angle[top]), np.sin(store.angle[top])
+        hx, hy = store.half[top]
+        lowest.append(store.pos[top, 1] - abs(s) * hx - abs(c) * hy)  # its lowest corner
+    # the spring pulled it past its middle into the floor (its lowest corner 31 px deep); now its target
+    # stays where the box, as it lies, is inside the walls: it sinks as a box resting there does
+    assert min(lowest) > -1.0
+
+
 def test_each_boxs_own_size_angle_velocity_and_spin_are_for_listed_boxes_alone() -> None:
     # a stack given per-box lists (a layout changed from "list"): its boxes take the set's size, not
     # the lists (26 sizes for 5 boxes once raised a ValueError when the world was built)
