@@ -291,7 +291,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         MAX_TILT_DEG,
         read=lambda s: math.degrees(math.atan2(_world(s).gravity[0], -_world(s).gravity[1])),
         write=lambda s, v: [("world.gravity", tilted(_world(s).gravity, v))],
-        show=lambda v: f"{v:+.0f}°",
+        show=lambda v: f"{round(v):+d}°",  # a whole number first: -0.3 read "-0°"
     ),
     "substeps": Slider(
         "Substeps",
