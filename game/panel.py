@@ -22,7 +22,7 @@ from weft.components import CORRECTIONS
 from weft.game.level.frame_work import frame_fits, most_within_budgets
 from weft.game.level.schema import COLOR_MODES, PATTERNS, slider_span
 from weft.game.session import Session
-from weft.game.tools import MAX_TILT_DEG, tilted
+from weft.game.tools import MAX_TILT_DEG, tilt_of, tilted
 
 PANEL_WIDTH = 250
 PANEL_MARGIN = 10
@@ -178,17 +178,23 @@ def slider_from_compliance(c: float) -> float:
     return 0.0 if c <= 0.0 else max(0.05, math.log10(c) - COMPLIANCE_EXPONENT_MIN)
 
 
-def with_strength(gravity: list[float], strength: float) -> list[float]:
-    """Gravity of ``strength`` px/s² the way ``gravity`` points (straight down when it is zero): the slider
-    sets how strong it is, the tilt slider and tool which way (it set only the vertical part, and read
-    947 px/s² for 980 tilted 15°)."""
-    gx, gy = gravity
-    angle = math.atan2(gx, -gy) if gx or gy else 0.0
+def with_strength(gravity: list[float], strength: float, tilt_deg: float = 0.0) -> list[float]:
+    """Gravity of ``strength`` px/s² the way ``gravity`` points (``tilt_deg`` from straight down when it
+    is zero): the slider sets how strong it is, the tilt slider and tool which way (it set only the
+    vertical part, and read 947 px/s² for 980 tilted 15°)."""
+    pointing = tilt_of(gravity)
+    angle = math.radians(tilt_deg if pointing is None else pointing)
     return [round(strength * math.sin(angle), 6), round(-strength * math.cos(angle), 6)]
 
 
 def _world(session: Session) -> Any:
     return session.sim.level.model.world
+
+
+def _tilt(session: Session) -> float:
+    """Degrees gravity points from straight down: the way it last pointed while it is zero."""
+    pointing = tilt_of(_world(session).gravity)
+    return session.tilt_deg if pointing is None else pointing
 
 
 def _tools(session: Session) -> Any:
@@ -218,7 +224,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         0.0,
         3000.0,
         read=lambda s: math.hypot(*_world(s).gravity),
-        write=lambda s, v: [("world.gravity", with_strength(_world(s).gravity, v))],
+        write=lambda s, v: [("world.gravity", with_strength(_world(s).gravity, v, s.tilt_deg))],
         show=lambda v: f"{v:.0f} px/s²",
     ),
     "wind": Slider(
@@ -289,7 +295,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         "Tilt",
         -MAX_TILT_DEG,
         MAX_TILT_DEG,
-        read=lambda s: math.degrees(math.atan2(_world(s).gravity[0], -_world(s).gravity[1])),
+        read=_tilt,
         write=lambda s, v: [("world.gravity", tilted(_world(s).gravity, v))],
         show=lambda v: f"{round(v):+d}°",  # a whole number first: -0.3 read "-0°"
     ),

@@ -15,7 +15,7 @@ from typing import Any
 from weft.game.level.load import load_level
 from weft.game.level.problems import LevelError
 from weft.game.simulation import Simulation
-from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt
+from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt, tilt_of
 from weft.systems.softbody import poke_all
 
 KEYS = {
@@ -71,6 +71,9 @@ class Session:
         self._queue: list[dict[str, Any]] = []
         self._script: deque[dict[str, Any]] = deque()
         self._step_once = False
+        self.tilt_deg = tilt_of(sim.level.model.world.gravity) or 0.0
+        """The way gravity last pointed, degrees from straight down: the gravity slider at 0 leaves a
+        vector with no direction, and brought up again gravity pointed straight down, its tilt lost."""
 
     def queue(self, event: dict[str, Any]) -> None:
         """Schedule an event (without ``frame``) for the start of the next tick."""
@@ -138,6 +141,9 @@ class Session:
             return False
         clamped = "; ".join(self.sim.clamped)
         self.message = f"{key}: clamped into what the level allows ({clamped})" if clamped else ""
+        pointing = tilt_of(self.sim.level.model.world.gravity)
+        if pointing is not None:
+            self.tilt_deg = pointing
         if self.message:
             self.event_notes.append(self.message)
         return True

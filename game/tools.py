@@ -82,12 +82,18 @@ def tilted(gravity: list[float], degrees: float) -> list[float]:
     return [round(strength * math.sin(angle), 6), round(-strength * math.cos(angle), 6)]
 
 
+def tilt_of(gravity: list[float]) -> float | None:
+    """Degrees ``gravity`` points from straight down (positive: towards +x), or None where it is zero."""
+    gx, gy = gravity
+    return math.degrees(math.atan2(gx, -gy)) if gx or gy else None
+
+
 def tilt(session: Session, degrees: float) -> None:
     """Turn gravity by ``degrees`` more (positive: towards +x), keeping its strength, within ±60° of down."""
-    gx, gy = session.sim.level.model.world.gravity
-    if gx == 0.0 and gy == 0.0:
-        return
-    session.set("world.gravity", tilted([gx, gy], math.degrees(math.atan2(gx, -gy)) + degrees))
+    gravity = session.sim.level.model.world.gravity
+    pointing = tilt_of(gravity)
+    if pointing is not None:
+        session.set("world.gravity", tilted(gravity, pointing + degrees))
 
 
 class DragTool(Tool):

@@ -371,6 +371,26 @@ def test_the_gravity_slider_sets_the_strength_and_keeps_the_tilt() -> None:
     session.sim.close()
 
 
+def test_the_gravity_slider_at_zero_and_back_keeps_the_tilt() -> None:
+    from weft.game.panel import CONTROLS
+    from weft.levels import LEVELS_DIR
+
+    session = Session(Simulation.load(LEVELS_DIR / "ragdoll.toml"))
+    gravity, tilt = CONTROLS["gravity"], CONTROLS["tilt"]
+    for control, value in ((tilt, -60.0), (gravity, 0.0)):
+        for key, setting in control.write(session, value):
+            session.apply({"type": "set", "key": key, "value": setting})
+    # a vector of no length has no direction: the tilt read 0 (shown "-0°"), and gravity came back
+    # straight down
+    assert session.sim.level.model.world.gravity == [0.0, 0.0]
+    assert tilt.read(session) == pytest.approx(-60.0)
+    for key, setting in gravity.write(session, 980.0):
+        session.apply({"type": "set", "key": key, "value": setting})
+    assert tilt.read(session) == pytest.approx(-60.0)
+    assert session.sim.level.model.world.gravity == pytest.approx([-848.705, -490.0], abs=0.01)
+    session.sim.close()
+
+
 def test_help_lines_that_do_not_fit_the_box_wrap_under_their_description(view: PlayView) -> None:
     # DejaVu Sans Mono (where Courier New is missing) is wider: "outward" and "cursor" fell to column 0
     view.session.show_help = True
