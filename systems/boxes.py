@@ -274,10 +274,13 @@ def _around_anchor(
     """How far box ``body`` reaches, as it lies now, left of, below, right of and above the point at
     ``anchor`` (px in its own frame): the margins within the walls its spring's target keeps, so the
     spring never pulls it into a wall. A target below the floor pulled a held box past its middle into
-    the floor at up to ``Grab.max_accel``, against contacts that push out gently."""
+    the floor at up to ``Grab.max_accel``, against contacts that push out gently.
+
+    A box turned by ``θ`` reaches ``|cos θ| hx + |sin θ| hy`` across x from its centre (and
+    ``|sin θ| hx + |cos θ| hy`` across y); the anchor sits at its turned offset from the centre."""
     c, s = math.cos(store.angle[body]), math.sin(store.angle[body])
     hx, hy = store.half[body]
-    corners = np.array([[hx, hy], [-hx, hy], [-hx, -hy], [hx, -hy]]) - anchor
-    x = c * corners[:, 0] - s * corners[:, 1]
-    y = s * corners[:, 0] + c * corners[:, 1]
-    return -float(x.min()), -float(y.min()), float(x.max()), float(y.max())
+    across_x = abs(c) * hx + abs(s) * hy
+    across_y = abs(s) * hx + abs(c) * hy
+    ax, ay = c * anchor[0] - s * anchor[1], s * anchor[0] + c * anchor[1]
+    return across_x + ax, across_y + ay, across_x - ax, across_y - ay

@@ -253,8 +253,8 @@ def part_rings(
         or lo_b[1] > hi_a[1] + gap
     ):
         return False
-    mass_a, fixed_a = _mass(inv_mass, ring_a)
-    mass_b, fixed_b = _mass(inv_mass, ring_b)
+    w_a = _inverse_mass(inv_mass, ring_a)
+    w_b = _inverse_mass(inv_mass, ring_b)
     ca = _centre(pos, ring_a)
     cb = _centre(pos, ring_b)
     dx, dy = ca[0] - cb[0], ca[1] - cb[1]
@@ -262,17 +262,12 @@ def part_rings(
     if length > 1e-6:
         dx, dy = dx / length, dy / length
     else:  # one centred in the other: the lighter comes out upwards (sent down, it went into the floor)
-        dx, dy = 0.0, 1.0 if fixed_b or (not fixed_a and mass_a <= mass_b) else -1.0
+        dx, dy = 0.0, 1.0 if w_a >= w_b else -1.0
     apart = max(_exit(pos, ring_a, ring_b, dx, dy), _exit(pos, ring_b, ring_a, -dx, -dy))
     if apart < 0.0:
         return False
     apart += gap
-    if fixed_a and fixed_b:
-        share_a = 0.5
-    elif fixed_a or fixed_b:
-        share_a = 0.0 if fixed_a else 1.0
-    else:
-        share_a = mass_b / (mass_a + mass_b)
+    share_a = 0.5 if w_a + w_b == 0.0 else w_a / (w_a + w_b)
     _shift(pos, prev, ring_a, share_a * apart * dx, share_a * apart * dy)
     _shift(pos, prev, ring_b, -(1.0 - share_a) * apart * dx, -(1.0 - share_a) * apart * dy)
     return True
@@ -341,15 +336,15 @@ def _exit(
 
 
 @numba.njit(cache=True, inline="always")
-def _mass(inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> tuple[float, bool]:
-    """The ring's mass, and whether a point of it never moves (inverse mass 0)."""
+def _inverse_mass(inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> float:
+    """One over the ring's mass: 0 where a point of it never moves (inverse mass 0)."""
     mass = 0.0
     for k in range(ring.shape[0]):
         w = inv_mass[ring[k]]
         if w == 0.0:
-            return 0.0, True
+            return 0.0
         mass += 1.0 / w
-    return mass, False
+    return 1.0 / mass
 
 
 @numba.njit(cache=True, inline="always")
