@@ -1,10 +1,14 @@
-"""Particles meeting boxes: listed near them once a substep, swept into them, pushed out each iteration."""
+"""Particles meeting boxes, and the ragdolls' bones between them: listed near them once a substep,
+swept into them (particles), pushed out each iteration."""
 
 from __future__ import annotations
 
-from weft.components import BoxGrid, Stores
+import numpy as np
+
+from weft.components import BoxGrid, Ragdoll, Stores
 from weft.systems import world
 from weft.systems.box_pairs import bin_grid, fill_pairs
+from weft.systems.kernels.box_bones import bone_bounds, push_bones_out_of_boxes
 from weft.systems.kernels.box_particles import list_near_boxes, push_out_of_boxes, sweep_into_boxes
 from weft.systems.schedule import Step, System
 
@@ -17,13 +21,15 @@ PARTICLE_MARGIN = 2.0
 
 
 class BoxParticleSystem(System):
-    """Pushes particles out of boxes and the boxes back each iteration (who is near whom: once a substep)."""
+    """Pushes particles, and the ragdolls' bones, out of boxes and the boxes back each iteration (who
+    is near whom: once a substep)."""
 
     name = "box_particles"
     needs = ("particles", "boxes")
 
     def __init__(self) -> None:
         self._grid = BoxGrid()
+        self._bones = Bones()
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -31,12 +37,20 @@ class BoxParticleSystem(System):
         n, count = store.count, particles.count
         near = stores.near_boxes
         if n == 0 or count == 0:
-            near.count = 0
+            near.count = self._bones.count = 0
             return
         if step.iteration == 0:
             self._list(stores)
-        if near.count == 0:
-            return
+            self._bones.list(stores, self._grid)
+        if near.count:
+            self._push_particles(stores, step)
+        if step.iteration == step.iterations - 1:
+            self._bones.push(stores, step.dt)  # once a substep: they only need to stay on one side
+
+    def _push_particles(self, stores: Stores, step: Step) -> None:
+        """Sweep (the first iteration) and push the listed particles out of their boxes."""
+        store, particles, near = stores.rigid, stores.particles, stores.near_boxes
+        n, count = store.count, particles.count
         pairs = (
             particles.pos[:count],
             particles.prev[:count],
@@ -86,4 +100,92 @@ class BoxParticleSystem(System):
             ),
             near.particle,
             near.box,
+        )
+
+
+class Bones:
+    """The ragdolls' bones near boxes: each bone from particle ``heads[k]`` to ``tails[k]``, as thick
+    as its thinner joint, listed once a substep with the boxes it may touch (``count`` pairs)."""
+
+    def __init__(self) -> None:
+        self.heads = np.zeros(0, dtype=np.int64)
+        self.tails = np.zeros(0, dtype=np.int64)
+        self.radius = np.zeros(0)
+        self.low = np.zeros((0, 2))
+        self.high = np.zeros((0, 2))
+        self.bone = np.zeros(64, dtype=np.int64)
+        self.box = np.zeros(64, dtype=np.int64)
+        self.count = 0
+        self._made_of: tuple = ()
+
+    def list(self, stores: Stores, grid: BoxGrid) -> None:
+        """List the (bone, box) pairs near enough to touch this substep, from ``grid`` (binned for
+        particles as thick as the thickest: no bone is thicker than its joints)."""
+        self.count = 0
+        if not self._gather(stores):
+            return
+        store, particles = stores.rigid, stores.particles
+        n = store.count
+        bone_bounds(particles.pos, particles.prev, self.heads, self.tails, self.low, self.high)
+        # each bone as a path from its bounding box's lower corner to its upper one: the pairs whose
+        # bounds meet, as for a particle's path
+        self.count, self.bone, self.box = fill_pairs(
+            lambda out_bone, out_box: list_near_boxes(
+                self.low,
+                self.high,
+                self.radius,
+                np.ones(len(self.heads), dtype=np.uint8),
+                store.pos[:n],
+                store.angle[:n],
+                store.half[:n],
+                PARTICLE_MARGIN,
+                store.large_count,
+                grid.cells.for_kernels(),
+                grid.large_cells.for_kernels(),
+                out_bone,
+                out_box,
+            ),
+            self.bone,
+            self.box,
+        )
+
+    def _gather(self, stores: Stores) -> bool:
+        """The ragdolls' bones in one list (made again only when the dolls or the particles change);
+        whether there are any."""
+        dolls = world.by_entity(Ragdoll)
+        particles = stores.particles
+        made_of = (particles.count, *((id(doll.heads), id(doll.tails)) for _, doll in dolls))
+        if made_of != self._made_of:
+            self._made_of = made_of
+            empty = np.zeros(0, dtype=np.int64)
+            self.heads = np.concatenate([empty, *(doll.heads for _, doll in dolls)])
+            self.tails = np.concatenate([empty, *(doll.tails for _, doll in dolls)])
+            self.radius = np.minimum(particles.radius[self.heads], particles.radius[self.tails])
+            self.low = np.zeros((len(self.heads), 2))
+            self.high = np.zeros((len(self.heads), 2))
+        return len(self.heads) > 0
+
+    def push(self, stores: Stores, dt: float) -> None:
+        """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``)."""
+        if self.count == 0:
+            return
+        store, particles = stores.rigid, stores.particles
+        n, count = store.count, particles.count
+        push_bones_out_of_boxes(
+            particles.pos[:count],
+            particles.inv_mass[:count],
+            self.heads,
+            self.tails,
+            self.radius,
+            store.pos[:n],
+            store.angle[:n],
+            store.vel[:n],
+            store.omega[:n],
+            store.inv_mass[:n],
+            store.inv_inertia[:n],
+            store.half[:n],
+            store.asleep[:n],
+            self.bone[: self.count],
+            self.box[: self.count],
+            dt,
         )

@@ -282,7 +282,7 @@ def push_out_of_boxes(
         pos[k, 0] += wp * share * nx
         pos[k, 1] += wp * share * ny
         if moves:
-            _shift_box(
+            shift_box(
                 j,
                 -share * nx,
                 -share * ny,
@@ -313,7 +313,7 @@ def push_out_of_boxes(
         pos[k, 0] -= wp * undo * tx
         pos[k, 1] -= wp * undo * ty
         if moves:
-            _shift_box(
+            shift_box(
                 j,
                 undo * tx,
                 undo * ty,
@@ -330,7 +330,7 @@ def push_out_of_boxes(
 
 
 @numba.njit(cache=True, **INNER)
-def _shift_box(
+def shift_box(
     j: int,
     px: float,
     py: float,
