@@ -56,6 +56,8 @@ class Session:
         self.tool = self.tools[sim.level.model.tools.start]
         self.pointer: tuple[float, float] | None = None
         """The cursor while a button is held, px (for drawing the grab line or wind arrow)."""
+        self.pressing = False
+        """Whether the left button is down on ``tool`` (pressed with it, not yet released)."""
         self.trail: deque[tuple[float, float, float, float, int]] = deque(maxlen=TRAIL_LENGTH)
         """Recent cut segments ``(x0, y0, x1, y1, tick)``, for drawing the blade's fading trail."""
         self.log: list[dict[str, Any]] = []
@@ -151,12 +153,21 @@ class Session:
     def choose_tool(self, name: str) -> None:
         """Make ``name`` the left button's tool, if the level offers it."""
         if name in self.tools:
-            self.tool = self.tools[name]
+            self._switch(self.tools[name])
+
+    def _switch(self, tool: Tool) -> None:
+        """Make ``tool`` the left button's; one chosen while the button is down lets go of what the
+        last one held (a box held up, a pour running), and acts from the next press."""
+        if tool is not self.tool and self.pressing:
+            self.tool.release(self, *(self.pointer or (0.0, 0.0)))
+            self.pressing = False
+        self.tool = tool
 
     def _press(self, x: float, y: float, button: str) -> None:
         self.pointer = (x, y)
         if button == "left":
             self.tool.press(self, x, y)
+            self.pressing = True
         elif button == "right":
             end_cut(self)
 
@@ -165,15 +176,16 @@ class Session:
             # the move from where the cursor was last seen, so a stroke has no gaps whatever dx said
             dx, dy = x - self.pointer[0], y - self.pointer[1]
         self.pointer = (x, y)
-        if "left" in buttons:
+        if "left" in buttons and self.pressing:
             self.tool.drag(self, x, y, dx, dy)
         if "right" in buttons:
             cut_segment(self, x - dx, y - dy, x, y)
 
     def _release(self, x: float, y: float, button: str) -> None:
         self.pointer = None
-        if button == "left":
+        if button == "left" and self.pressing:
             self.tool.release(self, x, y)
+            self.pressing = False
         elif button == "right":
             end_cut(self)
 
@@ -202,7 +214,7 @@ class Session:
         else:
             for tool in self.tools.values():
                 if key == f"KEY_{tool.hotkey}" or key == tool.hotkey:
-                    self.tool = tool
+                    self._switch(tool)
 
 
 def open_session(path: Path, allow_import: Sequence[str] = ()) -> Session | None:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from support.worlds import sheet
 
+from weft.components import Grab
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
@@ -318,3 +319,30 @@ def test_pin_layout_can_change_while_running(layout: str) -> None:
     assert not rebuilt
     expected = {"every": 19, "ends": 2, "top": 70, "none": 0}[layout]
     assert sim.stores.pins.count == expected
+
+
+@pytest.mark.parametrize(
+    "switch", [{"type": "tool", "name": "explode"}, {"type": "key_press", "key": "KEY_7"}]
+)
+def test_a_tool_chosen_mid_drag_lets_go_of_what_the_hand_held(switch: dict) -> None:
+    # before: the crate stayed held up where the drag left it, 8 s and more after the release,
+    # through presses of the new tool, until the drag tool was chosen and pressed again
+    session = Session(Simulation.load(LEVELS_DIR / "junkyard.toml"))
+    sim = session.sim
+    session.run(120)  # the crates land on the hammock
+    x, y = sim.positions("crates")[1]
+    session.queue({"type": "tool", "name": "drag"})
+    session.queue({"type": "mouse_press", "x": x, "y": y, "button": "left"})
+    for k in range(1, 31):
+        session.queue(
+            {"type": "mouse_drag", "x": x, "y": y + 10.0 * k, "dx": 0.0, "dy": 10.0, "buttons": ["left"]}
+        )
+        session.advance()
+    assert sim.positions("crates")[1][1] > y + 150.0  # held up
+    session.queue(switch)
+    session.queue({"type": "mouse_drag", "x": x, "y": y + 400.0, "dx": 0.0, "dy": 100.0, "buttons": ["left"]})
+    session.queue({"type": "mouse_release", "x": x, "y": y + 400.0, "button": "left"})
+    session.run(90)
+    assert sim.physics.component(Grab).held is False
+    assert sim.positions("crates")[1][1] < y + 60.0  # fell back to the hammock
+    assert session.tool.name == "explode"
