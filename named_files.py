@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from weft.budgets import TEXTURE_FILE_BYTES, TEXTURE_SIDE
 
@@ -164,7 +164,8 @@ def _header_size(file: BinaryIO, what: str, shown: object) -> tuple[int, int]:
             f"expected {what} at most {TEXTURE_SIDE} px wide and tall, got {shown!r} of {size}"
         ) from None
     except (OSError, ValueError, SyntaxError) as error:
-        raise FileRefused(f"expected {what} (PNG or JPEG), got {shown!r} ({_one_line(error)})") from None
+        why = "not an image Pillow reads" if isinstance(error, UnidentifiedImageError) else _one_line(error)
+        raise FileRefused(f"expected {what}, got {shown!r} ({why})") from None
     if width > TEXTURE_SIDE or height > TEXTURE_SIDE:
         raise FileRefused(
             f"expected {what} at most {TEXTURE_SIDE} px wide and tall, got {shown!r} of {width} × {height}"

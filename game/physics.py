@@ -29,13 +29,14 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import esper
 import numpy as np
 import numpy.typing as npt
+from pydantic import BaseModel
 
 from weft.components import (
     FRAME_DT,
@@ -55,6 +56,7 @@ from weft.game.level.build import KINDS, build_body, level_bodies, tool_componen
 from weft.game.level.load import load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.level.plugins import level_schedule, with_params
+from weft.game.level.problems import LevelError
 from weft.game.level.schema import (
     SPECS,
     Balls,
@@ -65,8 +67,10 @@ from weft.game.level.schema import (
     World,
     outside_world,
 )
+from weft.game.level.textures import texture_problems
 from weft.game.settings_guard import SettingsGuard
 from weft.game.threads import ThreadChoice, numba_threads, threaded
+from weft.game.tool_inputs import check_tools
 from weft.systems import world as active
 from weft.systems.boxes import BoxStepSystem, wake_islands
 from weft.systems.cloth_cells import woven_triangles
@@ -220,7 +224,12 @@ class Physics:
             return state_hash(self.stores)
 
     def configure(self, settings: World) -> None:
-        """Take a new ``[world]`` table: every setting it gives (the walls' shake is kept)."""
+        """Change the settings ``settings`` gives (``weft.World(gravity=(0, 500))`` changes gravity
+        alone), keys of its inner tables (``wind``, ``rigid``) one by one too; every other setting,
+        and the walls' shake, stays as it is."""
+        if not isinstance(settings, World):
+            raise TypeError(f"physics.configure: expected a weft.World, got {settings!r}")
+        settings = World(**_updated(self.spec, settings).model_dump(exclude_unset=True))  # rules between keys
         self.spec = settings
         with self.entered():
             current = self.settings
@@ -244,7 +253,13 @@ class Physics:
         A system without ``params`` gets its ``Params``' defaults; to choose them, set
         ``system.params = MySystem.Params(strength=...)`` (or a dict of its values) first. Raises
         ``weft.LevelError`` for parameters that do not fit, as a level's ``params`` table would,
-        and ``weft.systems.schedule.ScheduleError`` for a place no order can give."""
+        and ``weft.systems.schedule.ScheduleError`` for a place no order can give; ``TypeError`` for
+        anything but an instance of a ``weft.System`` (a class: make one, ``MySystem()``)."""
+        if not isinstance(system, System):
+            given = repr(system)
+            if isinstance(system, type):
+                given = f"the class {system.__qualname__} (make one: {system.__qualname__}())"
+            raise TypeError(f"physics.add_system: expected an instance of a weft.System, got {given}")
         self._schedule.add(with_params(system))
         self._schedule.after_custom = self.guard
 
@@ -311,6 +326,7 @@ class Physics:
             # a sheet through a wall is let in: the walls bring it in whole (tests/test_walls.py)
             if isinstance(spec, Creature | Balls) and (outside := outside_world(spec, self.settings.bounds)):
                 raise ValueError(f"{spec.name}.{outside[0]}: {outside[1]}")
+            _check_textures(spec, folder)
             entity = esper.create_entity()
             self._bodies[entity] = spec
             if self._stepping:
@@ -388,6 +404,13 @@ class Physics:
         for entity in [e for e in self._bodies if not esper.entity_exists(e)]:
             self._free(entity)
 
+    def _reap_unless_stepping(self) -> None:
+        """Free the bodies the user deleted before a query looks, unless a frame runs: then they stay
+        until it ends, as the ones ``remove`` takes out then do."""
+        if not self._stepping:
+            self._check_attached()
+            self._reap()
+
     def _adopt(self) -> None:
         """Take in the bodies systems made (the pour tool's set of circles)."""
         for entity, _ in esper.get_component(Body):
@@ -413,6 +436,8 @@ class Physics:
 
     def _step_frame(self, clock: Clock) -> None:
         self._reap()
+        self.guard.check(esper.component_for_entity(self.entity, WorldSettings), "physics.settings")
+        check_tools(self.entity)
         large = threaded(esper.component_for_entity(self.entity, Stores))  # a rebuild may replace it
         started = time.perf_counter()
         self._stepping = True
@@ -485,7 +510,12 @@ class Physics:
         """Where a body lives in the stores: ``("particles", rows)`` or ``("boxes", rows)`` of the
         ``RigidStore`` (a keyframed skeleton has no rows: ``("particles", [])``), in body order."""
         with self.entered():
-            self._known(entity)
+            return self._rows_of(self._known(entity))
+
+    def _rows_of(self, entity: int) -> tuple[str, IntArray]:
+        """``rows``, for a body known to be there (or deleted while a frame runs: its rows stay
+        until the frame ends)."""
+        with self.entered():
             if esper.has_component(entity, BoxSet):
                 boxes = esper.component_for_entity(entity, BoxSet).bodies
                 return "boxes", np.arange(boxes.start, boxes.stop)
@@ -642,6 +672,7 @@ class Physics:
         nearest point of the ring around it)."""
         x, y = _finite_pair(point, "point")
         with self.entered():
+            self._reap_unless_stepping()
             stores = self.stores
             pos = stores.particles.pos
             found: dict[tuple[int, int], float] = {}
@@ -673,7 +704,7 @@ class Physics:
 
     def _index(self, entity: int, row: int) -> int:
         """The index within its body (as ``positions`` lists them) of store row ``row``."""
-        return int(np.flatnonzero(self.rows(entity)[1] == row)[0])
+        return int(np.flatnonzero(self._rows_of(entity)[1] == row)[0])
 
     def raycast(self, start: tuple[float, float], end: tuple[float, float]) -> RayHit | None:
         """The first circle or box the segment from ``start`` to ``end`` enters, or None. A circle
@@ -682,6 +713,7 @@ class Physics:
         s = np.array(_finite_pair(start, "start"))
         e = np.array(_finite_pair(end, "end"))
         with self.entered():
+            self._reap_unless_stepping()
             stores = self.stores
             circle, circle_t, circle_normal = cast_circles(stores, s, e)
             box, box_t, box_normal = cast_boxes(stores, s, e)
@@ -737,6 +769,28 @@ def _strip(entity: int) -> None:
         return
     for component in components:
         esper.remove_component(entity, type(component))
+
+
+def _check_textures(spec: Spec, folder: Path) -> None:
+    """Raise the ``LevelError`` a level file would give for a texture ``spec`` names that is not an
+    image file in ``folder`` (the drawing's rule), naming the key."""
+    table = KINDS[type(spec)]
+    problems = texture_problems(
+        Level.model_construct(**{table: [spec]}), folder, f"weft.{type(spec).__name__}"
+    )
+    if problems:
+        raise LevelError([replace(problem, path=problem.path[2:]) for problem in problems])
+
+
+def _updated(table: BaseModel, given: BaseModel) -> BaseModel:
+    """``table`` with the keys ``given`` sets (``model_fields_set``) taken from it, tables within
+    tables key by key."""
+    changes = {}
+    for key in given.model_fields_set:
+        old, new = getattr(table, key), getattr(given, key)
+        both_tables = isinstance(old, BaseModel) and type(old) is type(new)
+        changes[key] = _updated(old, new) if both_tables else new
+    return table.model_copy(update=changes)
 
 
 def _physics_in(world: str) -> Physics | None:

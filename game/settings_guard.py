@@ -29,6 +29,7 @@ from weft.components import Wind, WorldSettings
 from weft.components.rigid import RigidSettings
 from weft.game.level.clamp import clamp_into_schema
 from weft.game.level.frame_work import frame_fits, most_fitting, replaced
+from weft.game.level.problems import LevelError, Problem, problems_from_validation
 from weft.game.level.schema import Level, World
 from weft.systems import world
 from weft.systems.schedule import System
@@ -60,10 +61,37 @@ class SettingsGuard:
         self.notes: list[str] = []
         """Corrections not yet shown, one line each (``take_notes`` empties it)."""
         self._noted: set[tuple[str, str]] = set()
+        self._seen: tuple[Any, ...] = ()
+        """The settings' values when ``check`` last took them (``_fingerprint``)."""
 
     def accept(self, settings: WorldSettings) -> None:
         """Take ``settings`` as good (the level or the panel just set them)."""
         self._good = world_table(settings)
+
+    def check(self, settings: WorldSettings, label: str) -> None:
+        """Between frames: the settings as the game's own code left them (live, ``physics.settings``),
+        taken when the level format takes them as a ``[world]`` table, else ``LevelError`` naming
+        the key, what it expects and what it got (``label``: where they were read, for the message).
+        Unchanged since the last check, they cost a tuple's comparison."""
+        seen = _fingerprint(settings)
+        if seen == self._seen:
+            return
+        table = world_table_or_none(settings)
+        if table is None:
+            raise LevelError(
+                [
+                    Problem(
+                        label, (), "expected settings a [world] table can hold, got values of the wrong type"
+                    )
+                ]
+            )
+        if table != self._good:
+            try:
+                World.model_validate(table)
+            except ValidationError as error:
+                raise LevelError(problems_from_validation(error, label, root=World)) from None
+            self._good = table
+        self._seen = seen
 
     def take_notes(self) -> list[str]:
         """The corrections since the last call."""
@@ -261,6 +289,15 @@ def apply_table(settings: WorldSettings, table: dict[str, Any]) -> None:
         gust=float(wind["gust"]),
     )
     settings.rigid = RigidSettings(**table["rigid"])
+
+
+def _fingerprint(settings: WorldSettings) -> tuple[Any, ...]:
+    """The values of the settings a ``[world]`` table holds, as one tuple (NaN never equals itself:
+    a NaN is always a change)."""
+    s = settings
+    pairs = tuple(tuple(v) if isinstance(v, list | tuple) else v for v in (s.gravity, s.bounds))  # copies
+    table = (*pairs, s.damping, s.iterations, s.substeps, s.floor_friction)
+    return (*table, s.restitution, s.friction, s.max_circles, *vars(s.wind).values(), *vars(s.rigid).values())
 
 
 def world_table_or_none(settings: WorldSettings) -> dict[str, Any] | None:

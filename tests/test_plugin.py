@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Iterator
 
 import esper
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 import weft
-from weft.components import CutStroke
+from weft.components import Blasts, CutStroke, ForceField
 from weft.levels import LEVELS_DIR
 
 _names = itertools.count()
@@ -313,6 +314,104 @@ def test_a_custom_system_added_by_hand_gets_its_params_defaults_or_a_sentence(ga
         bad.params = wrong
         with pytest.raises(weft.LevelError, match=said):
             physics.add_system(bad)
+
+
+def test_a_system_class_or_anything_not_a_system_is_refused_and_the_class_left_as_it_was(
+    game_world: str,
+) -> None:
+    # before: the class was taken, set Wind.params to a SystemParams, and every frame after raised
+    # "System.idle() missing 1 required positional argument" from deep in the schedule
+    physics = weft.Physics()
+    for wrong, said in ((Wind, r"got the class Wind \(make one: Wind\(\)\)"), ("blow", "got 'blow'")):
+        with pytest.raises(TypeError, match=said):
+            physics.add_system(wrong)
+    assert "params" not in vars(Wind)
+    physics.step()
+    physics.add_system(Wind())  # the class still makes a working system
+    physics.step()
+
+
+def test_a_body_deleted_with_esper_is_out_of_the_queries_before_the_next_frame(game_world: str) -> None:
+    # before: a raycast or query_point between the delete and the next frame raised KeyError
+    # ("entity 2 is not a body of this weft.Physics") from the deleted body's rows
+    physics = weft.Physics()
+    coin = physics.add(weft.Balls(positions=[[300, 100]], radius=[10, 10], fixed=True))
+    crate = physics.add(weft.Boxes(layout="list", positions=[[600, 100]], size=[40, 40], fixed=True))
+    esper.delete_entity(coin)
+    hit = physics.raycast((100.0, 100.0), (900.0, 100.0))
+    assert hit is not None and hit.entity == crate
+    assert physics.query_point((300.0, 100.0)) == []
+    assert physics.bodies() == [crate]
+
+
+def test_configure_changes_what_the_table_gives_and_keeps_the_rest(game_world: str) -> None:
+    # before: weft.World(gravity=...) put every other setting back to its default: the bounds
+    # shrank to 1280 x 720 and squeezed every body into the new right wall
+    physics = weft.Physics(
+        settings=weft.World(bounds=[0, 0, 3000, 1000], iterations=40, friction=0.9, wind={"strength": 50.0})
+    )
+    physics.configure(weft.World(gravity=(0, 500), wind={"gust": 0.5}))
+    settings = physics.settings
+    assert settings.gravity == (0.0, 500.0) and settings.bounds == (0.0, 0.0, 3000.0, 1000.0)
+    assert settings.iterations == 40 and settings.friction == 0.9
+    assert (settings.wind.strength, settings.wind.gust) == (50.0, 0.5)
+    with pytest.raises(TypeError, match="expected a weft\\.World"):
+        physics.configure({"gravity": [0, 1]})
+
+
+@pytest.mark.parametrize(
+    ("write", "said"),
+    [
+        (
+            lambda p: setattr(p.settings, "gravity", (0.0, math.nan)),
+            "physics.settings: gravity.1: expected a finite",
+        ),
+        (
+            lambda p: setattr(p.settings, "iterations", 0),
+            "physics.settings: iterations: expected an integer >= 1",
+        ),
+        (
+            lambda p: p.component(Blasts).pending.append((400.0, 300.0, 100.0, math.nan)),
+            r"Blasts.pending\[0\]",
+        ),
+        (lambda p: setattr(p.component(ForceField), "center", (math.inf, 0.0)), "ForceField.center"),
+        (lambda p: p.component(Blasts).pending.append((1.0, 2.0, 3.0)), r"expected \(x, y, reach, impulse\)"),
+    ],
+)
+def test_a_game_writing_nan_into_settings_or_tools_gets_an_error_naming_it_not_nan_bodies(
+    game_world: str, write, said: str
+) -> None:
+    # before: a NaN blast or gravity went into the kernels and every box and circle was NaN within
+    # three frames, silently; an iterations of 0 was taken as is
+    physics = weft.Physics()
+    balls = physics.add(weft.Balls(count=20, radius=[5, 5], region=[300, 40, 600, 200]))
+    physics.component(ForceField).active = True
+    physics.component(ForceField).center = (400.0, 100.0)
+    physics.step()
+    write(physics)
+    with pytest.raises((ValueError, weft.LevelError), match=said):
+        physics.step()
+    assert np.isfinite(physics.positions(balls)).all()
+
+
+def test_a_texture_that_is_not_an_image_file_is_refused_when_added_as_in_a_level_file(tmp_path) -> None:
+    physics = weft.Physics(world=f"textures-{next(_names)}")
+    try:
+        for name, said in (
+            (
+                "nope.png",
+                "weft.Cloth: texture: expected an image file (PNG or JPEG), got 'nope.png' (no such file)",
+            ),
+            (".", "(a folder)"),
+        ):
+            with pytest.raises(weft.LevelError, match=re.escape(said)):
+                physics.add(weft.Cloth(texture=name), directory=tmp_path)
+        (tmp_path / "notes.png").write_text("not a picture")
+        with pytest.raises(weft.LevelError, match="not an image Pillow reads"):
+            physics.add(weft.Cloth(texture="notes.png"), directory=tmp_path)
+        assert physics.bodies() == []
+    finally:
+        physics.close()
 
 
 def test_clearing_the_games_world_empties_weft_too(game_world: str) -> None:
