@@ -45,13 +45,11 @@ class Hud:
     """
 
     def __init__(self, width: int, height: int) -> None:
-        self.width = width
-        self.height = height
         self.fps = 60.0
         self.physics_ms = 0.0
-        self.title = arcade.Text("", 12, height - 22, TEXT, 13, bold=True)
-        self.stats = arcade.Text("", 12, height - 42, TEXT, 11)
-        self.status = arcade.Text("", 12, height - 60, MUTED, 11)
+        self.title = arcade.Text("", 12, 0, TEXT, 13, bold=True)
+        self.stats = arcade.Text("", 12, 0, TEXT, 11)
+        self.status = arcade.Text("", 12, 0, MUTED, 11)
         self.problem = arcade.Text("", 12, 34, WARNING, 11, width=width - 24, multiline=True)
         self.hint = arcade.Text(HINT, 12, 12, MUTED, 10)
         self.help = arcade.Text("", 0, 0, TEXT, 12, font_name=HELP_FONT, width=HELP_TEXT, multiline=True)
@@ -63,6 +61,16 @@ class Hud:
         self.problems = arcade.Text("", 24, 0, WARNING, 11, multiline=True, width=width - 48)
         self.notice = ""
         self._notice_until = 0.0
+        self.resize(width, height)
+
+    def resize(self, width: int, height: int) -> None:
+        """Lay the text out for a window of ``width`` × ``height``: the counters stay at its top left."""
+        self.width = width
+        self.height = height
+        for text, below_top in ((self.title, 22), (self.stats, 42), (self.status, 60)):
+            text.y = height - below_top
+        self.problem.width = max(1, width - 24)
+        self.problems.width = max(1, width - 48)
 
     def notify(self, text: str) -> None:
         """Show ``text`` in the status line for a few seconds."""

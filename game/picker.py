@@ -73,13 +73,12 @@ class PickerView(arcade.View):
         self._shown = False
         """Whether the list has been drawn: rendering waits for it (the first level built loads
         numba's compiled kernels, a second or two the list should not wait behind)."""
-        width, height = self.window.width, self.window.height
-        self.rows_shown = max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
-        self.title = arcade.Text("Weft", MARGIN, height - 44, TEXT, 22, bold=True)
+        self.rows_shown = 1
+        self.title = arcade.Text("Weft", MARGIN, 0, TEXT, 22, bold=True)
         self.hint = arcade.Text(
             "Choose a level: Up/Down and Enter, or click. While playing: N/B next/previous, Esc back here.",
             MARGIN,
-            height - 72,
+            0,
             MUTED,
             11,
         )
@@ -88,21 +87,16 @@ class PickerView(arcade.View):
         first shown (a text takes 2 ms to lay out: the rows out of view wait), made again when a
         new listing changes what a row says."""
         self.preview_left = MARGIN + LIST_WIDTH + PREVIEW_GAP
-        preview_width = width - MARGIN - self.preview_left
-        self.preview_size = (preview_width, preview_width * 9 // 16)
+        self.preview_size = (1, 1)
         self.preview_name = arcade.Text("", self.preview_left, 0, TEXT, 18, bold=True)
-        self.preview_text = arcade.Text(
-            "", self.preview_left, 0, TEXT, 12, multiline=True, width=preview_width
-        )
+        self.preview_text = arcade.Text("", self.preview_left, 0, TEXT, 12, multiline=True, width=1)
         self.preview_file = arcade.Text("", self.preview_left, 0, MUTED, 10)
-        self.preview_problems = arcade.Text(
-            "", self.preview_left, 0, WARNING, 10, multiline=True, width=preview_width
-        )
+        self.preview_problems = arcade.Text("", self.preview_left, 0, WARNING, 10, multiline=True, width=1)
         self.placeholder = arcade.Text("", 0, 0, MUTED, 11, anchor_x="center", anchor_y="center")
         self.ruler = arcade.Text("", 0, 0, font_size=10)
         """Measures descriptions (``_fit``); never drawn."""
         self.status = arcade.Text("", MARGIN, MARGIN / 2, WARNING, 11)
-        self._scroll_to_selected()
+        self.on_resize(self.window.width, self.window.height)
         self._looked: set[Path] = set()
         """Levels whose thumbnail was looked for in the disk cache (``_load_cached``)."""
         self._looked_through: list[LevelEntry] | None = None
@@ -212,8 +206,21 @@ class PickerView(arcade.View):
 
     # -- arcade events --------------------------------------------------------
 
+    def on_resize(self, width: int, height: int) -> None:
+        """Lay the picker out for the window's size: the heading at its top, as many rows as fit
+        under it, the preview filling the width beside them."""
+        self.rows_shown = max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
+        self.title.y = height - 44
+        self.hint.y = height - 72
+        preview_width = max(1, width - MARGIN - self.preview_left)
+        self.preview_size = (preview_width, preview_width * 9 // 16)
+        self.preview_text.width = self.preview_problems.width = preview_width
+        self.top = max(0, min(self.top, len(self.entries) - self.rows_shown))  # grown: no space left below
+        self._scroll_to_selected()
+
     def on_show_view(self) -> None:
         self.window.set_caption("Weft · levels")
+        self.on_resize(self.window.width, self.window.height)  # resized while a level showed
 
     def on_hide_view(self) -> None:
         if self._job is not None:

@@ -118,6 +118,10 @@ class PlayView(arcade.View):
     def on_show_view(self) -> None:
         self.ui.enable()
         self.window.set_caption(f"Weft · {self.session.sim.name}")
+        self.hud.resize(self.window.width, self.window.height)  # resized while another view showed
+
+    def on_resize(self, width: int, height: int) -> None:
+        self.hud.resize(width, height)
 
     def on_hide_view(self) -> None:
         self.ui.disable()
@@ -312,6 +316,10 @@ class PreparingView(arcade.View):
 
     def on_show_view(self) -> None:
         self.window.set_caption(f"Weft · {self.level.source.name} (preparing)")
+        self.on_resize(self.window.width, self.window.height)
+
+    def on_resize(self, width: int, height: int) -> None:
+        self.text.position = (width / 2, height / 2)
 
     def on_update(self, delta_time: float) -> None:
         if self.preparation.done:  # compiled and cached (or it failed: then the level compiles here)

@@ -384,3 +384,21 @@ def test_a_row_says_what_its_entry_says_when_the_list_is_made_again(game) -> Non
     picker.on_draw()
     name, description = picker._row_texts(picker.entries[0])
     assert (name.text, description.text) == (first.path.stem, "this level has problems")
+
+
+def test_the_heading_and_the_rows_follow_a_resized_window(game) -> None:
+    # before: the heading kept the height it was made at: at 900 px it overlapped the first rows,
+    # at 300 px it lay above the window
+    from weft.game.picker import HEADER, MARGIN, ROW_HEIGHT
+
+    picker = game.pick(selected=DEFAULT_LEVEL)
+    for width, height in ((1500, 900), (500, 300), (1280, 720)):
+        picker.on_resize(width, height)
+        assert (height - picker.title.y, height - picker.hint.y) == (44, 72)
+        assert picker.rows_shown == max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
+        assert picker.top <= picker.selected < picker.top + picker.rows_shown  # the chosen row in view
+        assert picker.preview_size[0] == max(1, width - MARGIN - picker.preview_left)
+    picker.on_resize(1280, 300)
+    picker.select(len(picker.entries) - 1)
+    picker.on_resize(1280, 2000)  # every row fits again: none is left scrolled out above
+    assert picker.top == 0

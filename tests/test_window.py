@@ -411,3 +411,13 @@ def test_the_help_is_drawn_on_whole_pixels_so_no_line_loses_its_top(view: PlayVi
     # at y = 578.5 (an odd content height centred) every line's top row of glyphs was lost: "LEFI RIGHI"
     help_text = view.hud.help
     assert float(help_text.x).is_integer() and float(help_text.y).is_integer()
+
+
+def test_the_counters_stay_at_the_top_left_of_a_resized_window(view: PlayView) -> None:
+    # before: laid out once for 720 px, at 900 the level's name, FPS and tool lines were drawn 180 px
+    # below the top, over the world; after a shrink and a new level, above the window, gone
+    for width, height in ((1500, 900), (500, 300), (1280, 720)):
+        view.on_resize(width, height)
+        tops = [height - text.y for text in (view.hud.title, view.hud.stats, view.hud.status)]
+        assert tops == [22, 42, 60], (width, height, tops)
+        assert view.hud.problem.width == width - 24
