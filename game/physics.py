@@ -115,6 +115,15 @@ class Physics:
     """
 
     def __init__(self, world: str | None = None, settings: World | None = None, *, priority: int = 0) -> None:
+        if world is not None and not isinstance(world, str):
+            raise TypeError(f"weft.Physics: world: expected the name of an esper world, got {world!r}")
+        if settings is not None and not isinstance(settings, World):
+            raise TypeError(
+                f"weft.Physics: settings: expected a weft.World (the [world] table), got {settings!r}"
+            )
+        if not isinstance(priority, int) or isinstance(priority, bool):
+            raise TypeError(f"weft.Physics: priority: expected an integer (esper's), got {priority!r}")
+        self._closed = False
         self.world = esper.current_world if world is None else world
         if _physics_in(self.world) is not None:
             raise ValueError(
@@ -162,6 +171,8 @@ class Physics:
     @contextmanager
     def entered(self) -> Iterator[None]:
         """Make Weft's esper world the current one inside the ``with``, and put back the one that was."""
+        if self._closed:
+            raise RuntimeError("this weft.Physics was closed (physics.close()): make a new one")
         previous = esper.current_world
         if previous == self.world:
             yield
@@ -264,7 +275,10 @@ class Physics:
         self._schedule.after_custom = self.guard
 
     def close(self) -> None:
-        """Take Weft out of the world: its processor, its entity and every body's entity."""
+        """Take Weft out of the world: its processor, its entity and every body's entity. Closed, it
+        answers nothing more (``RuntimeError``); closing again does nothing."""
+        if self._closed:
+            return
         with self.entered():
             esper.remove_processor(_Frames)
             for entity in [*self._bodies, self.entity]:
@@ -272,6 +286,7 @@ class Physics:
                     esper.delete_entity(entity, immediate=True)
         self._bodies.clear()
         _attached.pop(self.world, None)
+        self._closed = True
 
     # -- bodies -----------------------------------------------------------------
 
@@ -372,6 +387,8 @@ class Physics:
     def allow_pour(self, pour: bool = True) -> None:
         """Say whether circles may be poured in later (the pour tool): the world is then stepped as
         one of circles from the start (six substeps, circle iterations)."""
+        if not isinstance(pour, bool):
+            raise TypeError(f"physics.allow_pour: expected True or False, got {pour!r}")
         self.pour = pour
         self._derive()
 
@@ -422,6 +439,10 @@ class Physics:
 
     def step(self, frames: int = 1) -> None:
         """Run ``frames`` frames of 1/60 s now (what the processor does from ``esper.process``)."""
+        if not isinstance(frames, int) or isinstance(frames, bool) or frames < 0:
+            raise ValueError(f"physics.step: frames: expected a whole number >= 0, got {frames!r}")
+        if self._closed:
+            raise RuntimeError("this weft.Physics was closed (physics.close()): make a new one")
         previous = esper.current_world  # ``entered``, written out: a frame feels a generator's calls
         if previous != self.world:
             esper.switch_world(self.world)

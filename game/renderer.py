@@ -5,11 +5,16 @@ The public face is ``weft.draw`` (``from weft.draw import Renderer, follow``); s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import arcade
 
+from weft.game.level.problems import LevelError
+from weft.game.level.schema import ViewTable
+from weft.game.level.values import rgba
 from weft.game.physics import Physics, physics_of_current_world
 from weft.systems.draw.boxes import BoxSystem
 from weft.systems.draw.circles import CircleSystem
@@ -46,6 +51,8 @@ class Renderer:
     """
 
     def __init__(self, physics: Physics, ctx: Context | None = None) -> None:
+        if not isinstance(physics, Physics):
+            raise TypeError(f"Renderer: expected a weft.Physics, got {physics!r}")
         self.physics = physics
         """Whose bodies are drawn (the window's renderer is handed each new level's)."""
         self.ctx = ctx if ctx is not None else arcade.get_window().ctx
@@ -63,6 +70,8 @@ class Renderer:
         self.systems: list[System] = [system for _, system in drawn]
         """This renderer's drawing systems, in the order they draw."""
         self._layer_of = {id(system): layer for layer, system in drawn}
+        self._checked: tuple[Any, Any] = (options.palette, options.color_by)
+        """The circles' palette and colouring last checked (``_check_options``)."""
 
     def hide(self, *entities: int) -> None:
         """Draw these bodies no more (a game that draws them as sprites of its own, say)."""
@@ -77,10 +86,15 @@ class Renderer:
 
         ``zoom``: framebuffer px per world px, if not the active camera's (``Camera2D.zoom``).
         """
+        if isinstance(layers, str):
+            raise TypeError(f"layers: expected a list of layer names, got the string {layers!r}")
         chosen = set(DEFAULT_LAYERS if layers is None else layers)
-        unknown = sorted(chosen - set(LAYERS))
+        unknown = sorted(chosen - set(LAYERS), key=str)
         if unknown:
             raise ValueError(f"unknown layers {unknown}; expected some of {', '.join(LAYERS)}")
+        if zoom is not None and not (isinstance(zoom, int | float) and math.isfinite(zoom) and zoom > 0):
+            raise ValueError(f"zoom: expected a finite number > 0 (framebuffer px per world px), got {zoom}")
+        self._check_options()
         physics = self.physics
         schedule = physics.schedule  # first: reading it notices a cleared world, which changes the revision
         options = self.options
@@ -93,6 +107,21 @@ class Renderer:
             for system in schedule.systems(Stage.DRAW):
                 if self._layer_of.get(id(system), "custom") in chosen:
                     system.process(step)
+
+    def _check_options(self) -> None:
+        """The circles' ``palette`` and ``color_by`` as you set them, checked as a level's ``[view]``
+        table is (colours as ``"#rrggbb"`` or ``(r, g, b[, a])``, 2 to 8 of them) and the palette
+        made RGBA tuples; ``LevelError`` naming the key for what it refuses. Only when they changed."""
+        options = self.options
+        if (options.palette, options.color_by) == self._checked:
+            return
+        palette = [list(c) if isinstance(c, tuple) else c for c in options.palette]
+        try:
+            view = ViewTable(palette=palette, color_by=options.color_by)
+        except LevelError as error:
+            raise LevelError([replace(p, file="renderer.options") for p in error.problems]) from None
+        options.palette = tuple(rgba(color) for color in view.palette)
+        self._checked = (options.palette, options.color_by)
 
     def _schedule(self, schedule: Schedule) -> None:
         """Put this renderer's drawing systems into ``schedule`` unless it has them.

@@ -11,6 +11,7 @@ import os
 
 os.environ["ARCADE_HEADLESS"] = "1"  # before anything imports arcade
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from PIL import Image
 from support.pictures import Picture, near
 
+import weft
 from weft.game.filmstrip import FILMSTRIP_COLUMNS, FILMSTRIP_SCALE
 from weft.game.level.values import rgba
 from weft.game.offscreen import Offscreen
@@ -276,3 +278,42 @@ def test_a_piece_lying_flat_on_the_floor_is_drawn_above_the_windows_edge(session
     shown = ~near(colors, background, 12.0) & (np.linalg.norm(colors - floor, axis=1) > 12.0)
     assert shown.mean() > 0.9, f"only {shown.mean():.0%} of the piece on the floor shows"
     assert (pictures.renderer.to_window(flat)[:, 1] > 20.0).all()  # above the window's edge and the hint
+
+
+def test_renderer_arguments_and_options_are_checked_with_the_level_formats_messages() -> None:
+    # before: a palette of hex strings raised numpy's "could not convert string to float" once and
+    # drew the old colours after; zoom=0, a string of layers and Renderer("physics") were taken
+    import arcade
+
+    from weft.game.offscreen import shared_window
+    from weft.game.renderer import Renderer
+
+    shared_window()
+    physics = weft.Physics(world="renderer-checks")
+    try:
+        physics.add(weft.Balls(count=20, radius=[4, 9], region=[100, 100, 300, 300]))
+        renderer = Renderer(physics)
+        renderer.options.palette = ["#ff0000", (0, 0, 255), arcade.color.GREEN]  # a level's, RGB, arcade's
+        renderer.draw()
+        assert renderer.options.palette == ((255, 0, 0, 255), (0, 0, 255, 255), (0, 255, 0, 255))
+        renderer.options.palette = ["#zzzzzz", "#000000"]
+        for _ in range(2):  # every draw, not the first only
+            with pytest.raises(weft.LevelError, match=r"renderer\.options: palette\.0: expected a colour"):
+                renderer.draw()
+        renderer.options.palette = ["#000000", "#ffffff"]
+        renderer.options.color_by = "rainbow"
+        with pytest.raises(weft.LevelError, match="color_by: expected one of 'size' or 'speed'"):
+            renderer.draw()
+        renderer.options.color_by = "speed"
+        for wrong, kind, said in (
+            ({"layers": "circles"}, TypeError, "expected a list of layer names"),
+            ({"zoom": 0.0}, ValueError, "zoom: expected a finite number > 0"),
+            ({"zoom": math.nan}, ValueError, "zoom: expected a finite number > 0"),
+        ):
+            with pytest.raises(kind, match=said):
+                renderer.draw(**wrong)
+        renderer.draw()
+        with pytest.raises(TypeError, match=r"expected a weft\.Physics"):
+            Renderer("physics")
+    finally:
+        physics.close()

@@ -414,6 +414,33 @@ def test_a_texture_that_is_not_an_image_file_is_refused_when_added_as_in_a_level
         physics.close()
 
 
+def test_wrong_arguments_are_refused_where_they_are_given_and_a_closed_physics_answers_nothing(
+    game_world: str,
+) -> None:
+    # before: a dict of settings failed deep in the build, a string priority only when the game
+    # added a processor of its own (in esper's sort), step(-1) did nothing and step(2.5) named
+    # no argument; a closed Physics went on adding and stepping bodies
+    for call, kind, said in (
+        (lambda: weft.Physics(settings={"gravity": [0, -10]}), TypeError, "settings: expected a weft.World"),
+        (lambda: weft.Physics(priority="hi"), TypeError, "priority: expected an integer"),
+        (lambda: weft.Physics(world=123), TypeError, "world: expected the name of an esper world"),
+    ):
+        with pytest.raises(kind, match=said):
+            call()
+    physics = weft.Physics()
+    for frames in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="frames: expected a whole number >= 0"):
+            physics.step(frames)
+    with pytest.raises(TypeError, match="allow_pour: expected True or False"):
+        physics.allow_pour("yes")
+    physics.close()
+    physics.close()  # again: nothing
+    for call in (lambda: physics.add(weft.Balls(count=3)), lambda: physics.step(), physics.bodies):
+        with pytest.raises(RuntimeError, match="was closed"):
+            call()
+    weft.Physics()  # the world is free for a new one
+
+
 def test_clearing_the_games_world_empties_weft_too(game_world: str) -> None:
     physics = weft.Physics()
     scene(physics)
