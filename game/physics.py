@@ -60,12 +60,15 @@ from weft.game.level.problems import LevelError
 from weft.game.level.schema import (
     SPECS,
     Balls,
+    Boxes,
+    Cloth,
     Creature,
     Level,
     Spec,
     ToolsTable,
     World,
     outside_world,
+    sheet_extent,
 )
 from weft.game.level.textures import texture_problems
 from weft.game.settings_guard import SettingsGuard
@@ -339,8 +342,14 @@ class Physics:
         with self.entered():
             self._check_attached()
             # a sheet through a wall is let in: the walls bring it in whole (tests/test_walls.py)
-            if isinstance(spec, Creature | Balls) and (outside := outside_world(spec, self.settings.bounds)):
+            bounds = self.settings.bounds
+            if isinstance(spec, Creature | Balls | Boxes) and (outside := outside_world(spec, bounds)):
                 raise ValueError(f"{spec.name}.{outside[0]}: {outside[1]}")
+            if isinstance(spec, Cloth) and not _overlap(sheet_extent(spec), bounds):
+                raise ValueError(
+                    f"{spec.name}.origin: expected a sheet with some of it inside the world's "
+                    f"bounds {list(bounds)}, got one wholly outside, at {list(sheet_extent(spec))}"
+                )
             _check_textures(spec, folder)
             entity = esper.create_entity()
             self._bodies[entity] = spec
@@ -790,6 +799,11 @@ def _strip(entity: int) -> None:
         return
     for component in components:
         esper.remove_component(entity, type(component))
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two rectangles ``(left, bottom, right, top)`` share any point."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def _check_textures(spec: Spec, folder: Path) -> None:

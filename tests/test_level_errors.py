@@ -38,6 +38,11 @@ def validate_lines(path: Path) -> list[str]:
             'world.iterations: expected an integer, got "ten" (a string) (line 2)',
         ),
         ("[world]\niterations = 0\n", "world.iterations: expected an integer >= 1, got 0 (line 2)"),
+        (
+            '[[boxes]]\nlayout = "list"\npositions = [[100, 20], [-40, 20]]\n',
+            "boxes.0.positions.1: expected the boxes' centres inside the world [0, 0, 1280, 720], got "
+            "box 1's at (-40, 20) (line 3)",
+        ),
         ("[world]\ndamping = 1.5\n", "world.damping: expected a number <= 1.0, got 1.5 (line 2)"),
         ("[world]\ngravity = [0, nan]\n", "world.gravity.1: expected a finite number, got nan (line 2)"),
         (
@@ -75,6 +80,7 @@ def validate_lines(path: Path) -> list[str]:
         "unknown key",
         "wrong type",
         "out of range",
+        "a box outside",
         "float bound",
         "nan",
         "body kind",

@@ -850,3 +850,16 @@ def test_adding_circles_outside_the_world_is_refused_with_a_sentence(game_world:
         physics.add(weft.Balls(name="heap", positions=[[10, 10], [-5, 3]]))
     assert not physics.bodies()
     assert physics.add(weft.Balls(name="heap", count=10, region=[100, 100, 600, 600])) in physics.bodies()
+
+
+def test_boxes_centred_outside_the_world_and_a_sheet_wholly_outside_are_refused(game_world: str) -> None:
+    # before: a box at (5000, 5000) was taken and never brought in (the walls hold what is inside:
+    # `run` reported a penetration of 4298 px), and a sheet wholly outside was squashed into one line
+    physics = weft.Physics(settings=weft.World(bounds=[0, 0, 800, 600]))
+    with pytest.raises(ValueError, match=r"far\.positions\.1: expected the boxes' centres inside"):
+        physics.add(weft.Boxes(name="far", layout="list", positions=[[100, 20], [5000, 5000]], size=[40, 40]))
+    with pytest.raises(ValueError, match=r"tall\.base: .*got box 15's at \(400, 620\)"):
+        physics.add(weft.Boxes(name="tall", layout="stack", count=20, base=[400, 0], size=[40, 40]))
+    with pytest.raises(ValueError, match=r"sail\.origin: expected a sheet with some of it inside"):
+        physics.add(weft.Cloth(name="sail", origin=(2000, 2000), cols=10, rows=10))
+    assert not physics.bodies()

@@ -30,12 +30,12 @@ from weft.components import (
     WorldSettings,
 )
 from weft.components.skinned import Clip, Ragdoll, SkinLook, Skinned, Skinning
-from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World
+from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Level, Spec, ToolsTable, World, box_centers
 from weft.game.level.skeletons import Skeleton
 from weft.game.level.values import rgba
 from weft.named_files import FileRefused, read_image
 from weft.systems.balls import add_circles, packed_centers
-from weft.systems.box_build import build_boxes, pyramid_centers, stack_centers
+from weft.systems.box_build import build_boxes
 from weft.systems.cloth import build_cloth
 from weft.systems.skeletons import BoneSpec, build_skeleton
 from weft.systems.skin_mesh import MeshSpec
@@ -203,13 +203,7 @@ def box_layout(table: Boxes) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Where a ``[[boxes]]`` table puts its boxes: centres ``(n, 2)`` px, angles ``(n,)`` rad and
     sizes ``(n, 2)`` px."""
     size = (table.size[0], table.size[1])
-    base = (table.base[0], table.base[1])
-    if table.layout == "stack":
-        centers = stack_centers(table.count, size, base, table.gap, table.offsets)
-    elif table.layout == "pyramid":
-        centers = pyramid_centers(table.count, size, base, table.gap)
-    else:
-        centers = np.array(table.positions, dtype=np.float64).reshape(-1, 2)
+    centers = box_centers(table)
     count = len(centers)
     listed = table.layout == "list"  # a box's own angle and size are for listed boxes alone
     angles = np.radians(table.angles_deg) if listed and table.angles_deg else np.zeros(count)

@@ -11,6 +11,8 @@ import math
 import typing
 from typing import Annotated, Literal
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
 
@@ -35,6 +37,7 @@ from weft.game.level.values import (
     when,
 )
 from weft.systems.balls import lattice_capacity, packed_extent
+from weft.systems.box_build import pyramid_centers, stack_centers
 from weft.systems.softbody import LEGS, creature_extent
 
 PATTERNS = ("gingham", "stripes", "checker", "plaid")
@@ -448,7 +451,9 @@ class Boxes(Table):
     )
     size: Size = Field([40.0, 40.0], description="Width and height of each box [w, h], px.")
     base: Vec2 = Field(
-        [640.0, 0.0], description="Bottom middle of the stack or pyramid [x, y], px (the floor is y = 0)."
+        [640.0, 0.0],
+        description="Bottom middle of the stack or pyramid [x, y], px (the floor is y = 0); every box's "
+        "centre inside the world's `bounds`.",
     )
     count: int = Field(
         5, ge=1, le=MAX_BOXES, description="Boxes in the stack, or in the pyramid's bottom layer."
@@ -463,7 +468,11 @@ class Boxes(Table):
     offsets: list[Coordinate] = Field(
         [], description="Sideways shift of each box of a stack, px, used in turn (e.g. [0, 3, -2])."
     )
-    positions: list[Vec2] = Field([], max_length=MAX_BOXES, description='Centres [[x, y], ...], px ("list").')
+    positions: list[Vec2] = Field(
+        [],
+        max_length=MAX_BOXES,
+        description='Centres [[x, y], ...], px ("list"), inside the world\'s `bounds`.',
+    )
     angles_deg: list[Annotated[float, Field(ge=-3600.0, le=3600.0)]] = Field(
         [], description='Angle of each box of `positions`, degrees counter-clockwise ("list"; default 0).'
     )
@@ -680,7 +689,7 @@ class Level(Table):
 
     @model_validator(mode="after")
     def _bodies_start_inside_the_world(self) -> Level:
-        for kind in ("cloth", "creature", "balls"):
+        for kind in ("cloth", "creature", "balls", "boxes"):
             for k, table in enumerate(getattr(self, kind)):
                 problem = outside_world(table, self.world.bounds)
                 if problem:
@@ -700,18 +709,46 @@ class Level(Table):
 
 
 def outside_world(
-    table: Cloth | Creature | Balls, bounds: list[float] | tuple[float, ...]
+    table: Cloth | Creature | Balls | Boxes, bounds: list[float] | tuple[float, ...]
 ) -> tuple[str, str] | None:
-    """The key (within the table) and what is wrong when a sheet, a creature or a set of circles does
-    not start inside the world ``bounds``, else None: a level's rule, which ``Physics.add`` applies
-    to creatures and circles too (built through a wall, a creature is fired off by it, circles pile
-    along it; a sheet added in code is brought in whole by the walls, and let in)."""
+    """The key (within the table) and what is wrong when a sheet, a creature, a set of circles or of
+    boxes does not start inside the world ``bounds``, else None: a level's rule, which
+    ``Physics.add`` applies to all but sheets too (built through a wall, a creature is fired off by
+    it, circles pile along it, a box with its centre outside is never brought in; a sheet added in
+    code is brought in whole by the walls, and let in)."""
     if isinstance(table, Cloth):
         return sheet_outside(table, bounds)
     if isinstance(table, Creature):
         problem = creature_outside(table, bounds)
         return None if problem is None else ("center", problem)
+    if isinstance(table, Boxes):
+        return boxes_outside(table, bounds)
     return balls_outside(table, bounds)
+
+
+def box_centers(boxes: Boxes) -> npt.NDArray[np.float64]:
+    """Where a ``[[boxes]]`` table puts its boxes' centres, ``(n, 2)`` px."""
+    size = (boxes.size[0], boxes.size[1])
+    base = (boxes.base[0], boxes.base[1])
+    if boxes.layout == "stack":
+        return stack_centers(boxes.count, size, base, boxes.gap, boxes.offsets)
+    if boxes.layout == "pyramid":
+        return pyramid_centers(boxes.count, size, base, boxes.gap)
+    return np.array(boxes.positions, dtype=np.float64).reshape(-1, 2)
+
+
+def boxes_outside(boxes: Boxes, bounds: list[float] | tuple[float, ...]) -> tuple[str, str] | None:
+    """The key and what is wrong when a box's centre lies outside ``bounds``, else None."""
+    left, bottom, right, top = bounds
+    centers = box_centers(boxes)
+    x, y = centers[:, 0], centers[:, 1]
+    outside = np.flatnonzero((x < left) | (x > right) | (y < bottom) | (y > top))
+    if len(outside) == 0:
+        return None
+    k = int(outside[0])
+    key = f"positions.{k}" if boxes.layout == "list" else "base"
+    world = f"the world [{left:g}, {bottom:g}, {right:g}, {top:g}]"
+    return key, f"expected the boxes' centres inside {world}, got box {k}'s at ({x[k]:g}, {y[k]:g})"
 
 
 def sheet_outside(cloth: Cloth, bounds: list[float] | tuple[float, ...]) -> tuple[str, str] | None:
