@@ -142,7 +142,7 @@ def drop_rebound(value: float, session: Session) -> str:
     world = session.sim.level.model.world
     share = rebound_share(value, world.damping, math.hypot(*world.gravity), REFERENCE_DROP)
     return (
-        f"{value:.0%} of its speed back off a wall\na {REFERENCE_DROP:.0f} px drop rises {share:.0%} as high"
+        f"{value:.0%} of its speed back off a wall\na {REFERENCE_DROP:.0f} px drop, in air, rises {share:.0%}"
     )
 
 
@@ -446,6 +446,7 @@ class Panel:
                 width=PANEL_WIDTH - 20,
                 multiline=control.explain is not None,
                 align="center",
+                size_hint=(1, None),  # the panel's width whatever the text: a longer value, no new line
             )
             low, high = control.low_for(self.session), control.high_for(self.session)
             slider = UISlider(

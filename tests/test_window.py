@@ -20,7 +20,7 @@ from weft.game.render import view_bounds  # noqa: E402
 from weft.game.session import Session  # noqa: E402
 from weft.game.simulation import Simulation  # noqa: E402
 from weft.game.window import KEY_NAMES, PlayView, pressed_buttons  # noqa: E402
-from weft.levels import DEFAULT_LEVEL  # noqa: E402
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR  # noqa: E402
 
 
 @pytest.fixture
@@ -356,7 +356,7 @@ def test_the_restitution_slider_says_it_is_a_share_of_the_speed_and_how_high_a_d
     label = next(label for label, control, _ in panel._labels if control.label == "Restitution")
     rises = 100 * dropped_ball_rebound(0.6, session.sim.level.model.world.damping, REFERENCE_DROP)
     assert "60% of its speed back" in label.text
-    said = re.search(r"rises (\d+)% as high", label.text)
+    said = re.search(r"in air, rises (\d+)%", label.text)
     assert said is not None and abs(int(said[1]) - rises) <= 1.0  # 22% (22.6 measured), not "bounce to 36%"
     session.sim.close()
 
@@ -421,3 +421,24 @@ def test_the_counters_stay_at_the_top_left_of_a_resized_window(view: PlayView) -
         tops = [height - text.y for text in (view.hud.title, view.hud.stats, view.hud.status)]
         assert tops == [22, 42, 60], (width, height, tops)
         assert view.hud.problem.width == width - 24
+
+
+def test_a_panel_label_keeps_its_lines_when_its_value_grows_longer() -> None:
+    # before: a label took the width of its first text, so "100% of its speed back off a wall" wrapped
+    # onto a fourth line and every control below it jumped down 17 px while the slider was dragged
+    window = shared_window()
+    session = Session(Simulation.load(LEVELS_DIR / "silo.toml"))
+    play = PlayView(session)
+    window.show_view(play)
+    try:
+        play.on_draw()
+        label = next(label for label, _, _ in play.panel._labels if label.text.startswith("Restitution"))
+        height = label._label.content_height
+        session.set("world.restitution", 1.0)
+        play.panel.sync()
+        play.on_draw()
+        assert label.text.startswith("Restitution: 1.00\n100% of its speed")
+        assert label._label.content_height == height
+    finally:
+        window.show_view(arcade.View())
+        session.sim.close()
