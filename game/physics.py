@@ -520,13 +520,16 @@ class Physics:
             return esper.component_for_entity(self._known(entity), Body)
 
     def find(self, name: str) -> int:
-        """The entity of the body called ``name``."""
+        """The entity of the body called ``name``; ``KeyError`` when none is, or more than one (bodies
+        added without a ``name`` are called by their kind: ``"balls"``...)."""
         with self.entered():
-            for entity, body in active.by_entity(Body):
-                if body.name == name:
-                    return entity
-            names = [body.name for _, body in active.by_entity(Body)]
-        raise KeyError(f"no body named {name!r}; there are {names}")
+            bodies = active.by_entity(Body)
+        called = [entity for entity, body in bodies if body.name == name]
+        if len(called) == 1:
+            return called[0]
+        if called:
+            raise KeyError(f"{len(called)} bodies are called {name!r} (entities {called}): name them apart")
+        raise KeyError(f"no body named {name!r}; there are {[body.name for _, body in bodies]}")
 
     def _known(self, entity: int) -> int:
         if entity not in self._bodies or not esper.entity_exists(entity):

@@ -863,3 +863,16 @@ def test_boxes_centred_outside_the_world_and_a_sheet_wholly_outside_are_refused(
     with pytest.raises(ValueError, match=r"sail\.origin: expected a sheet with some of it inside"):
         physics.add(weft.Cloth(name="sail", origin=(2000, 2000), cols=10, rows=10))
     assert not physics.bodies()
+
+
+def test_find_refuses_a_name_two_bodies_share(game_world: str) -> None:
+    # before: two sets of circles added without names were both "balls", and find gave one of them
+    physics = weft.Physics()
+    first = physics.add(weft.Balls(count=5, region=[100, 100, 300, 300]))
+    physics.add(weft.Balls(count=5, region=[400, 100, 600, 300]))
+    with pytest.raises(
+        KeyError, match=r"2 bodies are called 'balls' \(entities \[\d+, \d+\]\): name them apart"
+    ):
+        physics.find("balls")
+    named = physics.add(weft.Balls(name="coins", count=5, region=[700, 100, 900, 300]))
+    assert physics.find("coins") == named and first != named
