@@ -446,7 +446,7 @@ class Panel:
                 width=PANEL_WIDTH - 20,
                 multiline=control.explain is not None,
                 align="center",
-                size_hint=(1, None),  # the panel's width whatever the text: a longer value, no new line
+                size_hint=(1, 0),  # the panel's width whatever the text (no new line), its text's height
             )
             low, high = control.low_for(self.session), control.high_for(self.session)
             slider = UISlider(

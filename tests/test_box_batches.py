@@ -111,9 +111,11 @@ def test_a_large_scene_splits_at_its_middle_box_into_sides_that_share_no_moving_
 
 
 def run_pyramid(threads: int) -> str:
-    # 40 layers: 820 boxes and about 2400 manifolds, enough to solve two sides at once
+    # 40 layers: 820 boxes and about 2400 manifolds, enough to solve two sides at once (800 px high)
     sim = simulate(
         """
+        [world]
+        bounds = [0, 0, 1280, 900]
         [world.rigid]
         sleeping = false
         [[boxes]]

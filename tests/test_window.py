@@ -432,13 +432,15 @@ def test_a_panel_label_keeps_its_lines_when_its_value_grows_longer() -> None:
     window.show_view(play)
     try:
         play.on_draw()
-        label = next(label for label, _, _ in play.panel._labels if label.text.startswith("Restitution"))
-        height = label._label.content_height
+        labels = [label for label, _, _ in play.panel._labels]
+        assert all(label.rect.height == label._label.content_height > 0 for label in labels)  # all shown
+        label = next(label for label in labels if label.text.startswith("Restitution"))
+        height = label.rect.height
         session.set("world.restitution", 1.0)
         play.panel.sync()
         play.on_draw()
         assert label.text.startswith("Restitution: 1.00\n100% of its speed")
-        assert label._label.content_height == height
+        assert label.rect.height == label._label.content_height == height
     finally:
         window.show_view(arcade.View())
         session.sim.close()

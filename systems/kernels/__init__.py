@@ -104,6 +104,7 @@ try:
         bones,
         bounds,
         box_batches,
+        box_bones,
         box_contact_solver,
         box_contacts,
         box_grid,
