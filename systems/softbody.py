@@ -322,16 +322,27 @@ def _yielding(
     """Whether moving a finger from ``at`` to ``to`` brings it nearer the centre of a body it touches that
     will not take more: squashed to ``FLATTEST`` of its rest area, or running from the finger (its
     centre moved faster than ``HELD_SPEED`` over the last frame)."""
+    for body in _nearing(pos, bodies, at, to, reach):
+        center = pos[body.ring].mean(axis=0)
+        flattened = ring_area(pos, body.ring) <= FLATTEST * rest_area(body)
+        running = body.was_at is not None and math.dist(center, body.was_at) > HELD_SPEED * FRAME_DT
+        if flattened or running:
+            return True
+    return False
+
+
+def _nearing(
+    pos: np.ndarray, bodies: list[SoftBody], at: tuple[float, float], to: tuple[float, float], reach: float
+) -> list[SoftBody]:
+    """The bodies a finger at ``at`` touches whose centre moving it to ``to`` brings it nearer."""
+    nearing = []
     for body in bodies:
         ring = pos[body.ring]
         center = ring.mean(axis=0)
-        if float(np.hypot(*(ring - np.asarray(at)).T).min()) >= reach + body.bead:
-            continue
-        flattened = ring_area(pos, body.ring) <= FLATTEST * rest_area(body)
-        running = body.was_at is not None and math.dist(center, body.was_at) > HELD_SPEED * FRAME_DT
-        if (flattened or running) and math.dist(to, center) < math.dist(at, center):
-            return True
-    return False
+        touching = float(np.hypot(*(ring - np.asarray(at)).T).min()) < reach + body.bead
+        if touching and math.dist(to, center) < math.dist(at, center):
+            nearing.append(body)
+    return nearing
 
 
 def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) -> list[tuple[float, ...]]:
@@ -342,7 +353,9 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
     the skin (``finger_landing``), then heads for the cursor: freely until it touches skin, then at
     most ``FINGER_SPEED``, and not deeper into a body that will not take more (``_yielding``). One
     let go rises back up, as slowly, until it touches nothing, so the skin it held follows it out no
-    faster than it moves (lifted at once, a deep press let the body spring off the floor).
+    faster than it moves (lifted at once, a deep press let the body spring off the floor). One let go
+    under or beside a body, where rising would carry it (a finger dragged down past a creature took
+    it up the wall into the ceiling), goes at once.
     """
     moves = []
     most = FINGER_SPEED * FRAME_DT
@@ -362,8 +375,8 @@ def move_fingers(pos: np.ndarray, bodies: list[SoftBody], presses: list[Press]) 
         # within a frame's move of the skin it is in touch (the skin rests a hair off its rim): it
         # moves freely only beyond, and a lifted one goes only once the skin stops following it
         gap = skin_gap(pos, bodies, press.at, press.reach)
-        if press.lifting and gap > most:
-            press.at = None
+        if press.lifting and (gap > most or _nearing(pos, bodies, press.at, goal, press.reach)):
+            press.at = None  # clear of the skin; or under a body it touches, which rising would carry up
             continue
         free = free_travel(pos, bodies, press.at, goal, press.reach) if gap > most else 0.0
         allowed = min(length, free + most)

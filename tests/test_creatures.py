@@ -640,3 +640,31 @@ def test_a_creature_taken_by_its_foot_is_held_by_the_hip_and_follows_the_hand() 
         session.advance()
     session.run(10)
     np.testing.assert_allclose(sim.stores.particles.pos[hip], start + np.array([150.0, 300.0]), atol=1.0)
+
+
+@pytest.mark.parametrize(("side", "goes"), [((0.0, 1.0), False), ((1.0, -0.3), True), ((0.0, -1.0), True)])
+def test_a_finger_let_go_rises_slowly_off_a_body_below_it_but_never_carries_one_above_it(
+    side: tuple[float, float], goes: bool
+) -> None:
+    # before: a finger dragged down past a creature and let go beside or under it rose as slowly as
+    # from on top, carrying the creature up the right wall into the ceiling for 4 s (found in play)
+    from weft.components import Press
+    from weft.systems.softbody import move_fingers
+
+    session = settled()
+    sim = session.sim
+    _, body = sim.body("mochi")
+    pos = sim.stores.particles.pos
+    ring = pos[body.ring]
+    center = ring.mean(axis=0)
+    finger = Press(active=False, reach=100.0)
+    direction = np.array(side) / np.hypot(*side)
+    # touching the skin on that side: the skin point farthest that way, the disc just inside it
+    edge = ring[np.argmax(ring @ direction)]
+    finger.at = tuple(edge + direction * (finger.reach - 1.0))
+    finger.lifting = True
+    move_fingers(pos, [body], [finger])
+    assert (finger.at is None) == goes, (side, finger.at)
+    if not goes:
+        assert finger.at[1] > edge[1] + direction[1] * (finger.reach - 1.0)  # rising, slowly
+    assert np.allclose(center, pos[body.ring].mean(axis=0))  # the finger moves, nothing else
