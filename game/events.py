@@ -67,6 +67,11 @@ class ToolChoice(_Event):
     name: str
 
 
+class Tilt(_Event):
+    type: Literal["tilt"]
+    degrees: float = Field(description="Where gravity points, degrees from straight down (+: towards +x).")
+
+
 class SetKey(_Event):
     type: Literal["set"]
     key: str = Field(description='A level key, as for --set: "world.iterations".')
@@ -74,7 +79,7 @@ class SetKey(_Event):
 
 
 Event = Annotated[
-    MousePress | MouseRelease | MouseDrag | KeyPress | KeyRelease | ToolChoice | SetKey,
+    MousePress | MouseRelease | MouseDrag | KeyPress | KeyRelease | ToolChoice | Tilt | SetKey,
     Field(discriminator="type"),
 ]
 _SCRIPT = TypeAdapter(list[Event])

@@ -22,7 +22,7 @@ from weft.components import CORRECTIONS
 from weft.game.level.frame_work import frame_fits, most_within_budgets
 from weft.game.level.schema import COLOR_MODES, PATTERNS, slider_span
 from weft.game.session import Session
-from weft.game.tools import MAX_TILT_DEG, tilt_of, tilted
+from weft.game.tools import MAX_TILT_DEG, tilt_of
 
 PANEL_WIDTH = 250
 PANEL_MARGIN = 10
@@ -73,6 +73,8 @@ class Slider:
     highest: Callable[[Session, float, float], float] | None = None
     """The slider's high end for this level (given ``low_for`` and ``high``), when it is not ``high``."""
     explain: Callable[[float, Session], str] | None = None
+    event: Callable[[float], dict[str, Any]] | None = None
+    """The event a value makes, where it is not ``set`` events (``write`` then makes none)."""
 
     def low_for(self, session: Session) -> float:
         """Where the slider starts in ``session``'s level."""
@@ -296,8 +298,9 @@ CONTROLS: dict[str, Slider | Choice] = {
         -MAX_TILT_DEG,
         MAX_TILT_DEG,
         read=_tilt,
-        write=lambda s, v: [("world.gravity", tilted(_world(s).gravity, v))],
+        write=lambda s, v: [],
         show=lambda v: f"{round(v):+d}°",  # a whole number first: -0.3 read "-0°"
+        event=lambda v: {"type": "tilt", "degrees": v},  # kept while gravity is zero, as a direction
     ),
     "substeps": Slider(
         "Substeps",
@@ -504,6 +507,8 @@ class Panel:
     def _changed(self, control: Slider, event: UIOnChangeEvent) -> None:
         if self._syncing:
             return
+        if control.event is not None:
+            self.session.queue(control.event(event.new_value))
         for key, value in control.write(self.session, event.new_value):
             self.session.queue({"type": "set", "key": key, "value": value})
         for label, shown, _slider in self._labels:

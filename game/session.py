@@ -15,7 +15,17 @@ from typing import Any
 from weft.game.level.load import load_level
 from weft.game.level.problems import LevelError
 from weft.game.simulation import Simulation
-from weft.game.tools import TILT_STEP_DEG, TOOLS, Tool, cut_segment, end_cut, tilt, tilt_of
+from weft.game.tools import (
+    MAX_TILT_DEG,
+    TILT_STEP_DEG,
+    TOOLS,
+    Tool,
+    cut_segment,
+    end_cut,
+    tilt,
+    tilt_of,
+    tilted,
+)
 from weft.systems.softbody import poke_all
 
 KEYS = {
@@ -127,6 +137,8 @@ class Session:
             self._key(event["key"])
         elif kind == "tool":
             self.choose_tool(event["name"])
+        elif kind == "tilt":
+            self.tilt_to(float(event["degrees"]))
         elif kind == "set":
             self.set(event["key"], event["value"])
 
@@ -149,6 +161,16 @@ class Session:
         if self.message:
             self.event_notes.append(self.message)
         return True
+
+    def tilt_to(self, degrees: float) -> None:
+        """Point gravity ``degrees`` from straight down (kept within ``MAX_TILT_DEG``), at its strength;
+        while gravity is zero, the way it will point when it comes back."""
+        degrees = max(-MAX_TILT_DEG, min(MAX_TILT_DEG, degrees))
+        gravity = self.sim.level.model.world.gravity
+        if tilt_of(gravity) is None:
+            self.tilt_deg = degrees
+        else:
+            self.set("world.gravity", tilted(gravity, degrees))
 
     def choose_tool(self, name: str) -> None:
         """Make ``name`` the left button's tool, if the level offers it."""

@@ -89,11 +89,10 @@ def tilt_of(gravity: list[float]) -> float | None:
 
 
 def tilt(session: Session, degrees: float) -> None:
-    """Turn gravity by ``degrees`` more (positive: towards +x), keeping its strength, within ±60° of down."""
-    gravity = session.sim.level.model.world.gravity
-    pointing = tilt_of(gravity)
-    if pointing is not None:
-        session.set("world.gravity", tilted(gravity, pointing + degrees))
+    """Turn gravity by ``degrees`` more (positive: towards +x), keeping its strength, within ±60° of down
+    (while it is zero, the way it will point)."""
+    pointing = tilt_of(session.sim.level.model.world.gravity)
+    session.tilt_to((session.tilt_deg if pointing is None else pointing) + degrees)
 
 
 class DragTool(Tool):

@@ -89,7 +89,7 @@ def test_bad_input_script_gets_one_clear_line_per_bad_event(tmp_path: Path) -> N
     assert result.stderr.splitlines() == [
         f"{script}: event 0.y: expected this key (it is required), got nothing",
         f"{script}: event 1: expected a type among 'mouse_press', 'mouse_release', 'mouse_drag', "
-        "'key_press', 'key_release', 'tool', 'set', got 'jump'",
+        "'key_press', 'key_release', 'tool', 'tilt', 'set', got 'jump'",
         f"{script}: event 2.extra: expected only the keys of this event type, got unknown key 'extra'",
     ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -140,6 +141,8 @@ def test_every_panel_control_sets_what_it_then_shows_at_both_ends(level: str) ->
         else:
             values = list(control.options)
         for value in values:
+            if isinstance(control, Slider) and control.event is not None:
+                session.apply(control.event(value))
             for key, setting in control.write(session, value):
                 session.sim.set(key, setting)  # raises LevelError if the panel wrote something invalid
             shown = control.read(session)
@@ -371,23 +374,39 @@ def test_the_gravity_slider_sets_the_strength_and_keeps_the_tilt() -> None:
     session.sim.close()
 
 
-def test_the_gravity_slider_at_zero_and_back_keeps_the_tilt() -> None:
+def test_the_gravity_slider_at_zero_and_back_keeps_the_tilt_and_the_tilt_still_turns() -> None:
     from weft.game.panel import CONTROLS
     from weft.levels import LEVELS_DIR
 
+    def move(control, value: float) -> None:
+        """The events the panel makes for a slider moved to ``value``, applied."""
+        events = [control.event(value)] if control.event is not None else []
+        events += [{"type": "set", "key": key, "value": v} for key, v in control.write(session, value)]
+        for event in events:
+            session.apply(event)
+
     session = Session(Simulation.load(LEVELS_DIR / "ragdoll.toml"))
     gravity, tilt = CONTROLS["gravity"], CONTROLS["tilt"]
-    for control, value in ((tilt, -60.0), (gravity, 0.0)):
-        for key, setting in control.write(session, value):
-            session.apply({"type": "set", "key": key, "value": setting})
+    move(tilt, -60.0)
+    move(gravity, 0.0)
     # a vector of no length has no direction: the tilt read 0 (shown "-0°"), and gravity came back
     # straight down
     assert session.sim.level.model.world.gravity == [0.0, 0.0]
     assert tilt.read(session) == pytest.approx(-60.0)
-    for key, setting in gravity.write(session, 980.0):
-        session.apply({"type": "set", "key": key, "value": setting})
+    move(gravity, 980.0)
     assert tilt.read(session) == pytest.approx(-60.0)
     assert session.sim.level.model.world.gravity == pytest.approx([-848.705, -490.0], abs=0.01)
+    # and while gravity is zero the tilt slider and the arrow keys still turn it: the slider stood
+    # still under the mouse, and gravity came back the way it had pointed before
+    move(gravity, 0.0)
+    move(tilt, 30.0)
+    assert tilt.read(session) == pytest.approx(30.0)
+    session.apply({"type": "key_press", "key": "RIGHT"})
+    assert tilt.read(session) == pytest.approx(35.0)
+    move(gravity, 980.0)
+    assert session.sim.level.model.world.gravity == pytest.approx(
+        [980.0 * math.sin(math.radians(35.0)), -980.0 * math.cos(math.radians(35.0))], abs=0.01
+    )
     session.sim.close()
 
 
