@@ -26,7 +26,7 @@ from weft.game.level.schema import Balls, Boxes, Cloth, Creature, Skeleton, Worl
 from weft.game.physics import Physics, RayHit
 from weft.systems.contacts import CONTACT_BEGIN, CONTACT_END, TORN
 from weft.systems.registry import SystemParams, register
-from weft.systems.schedule import Stage, Step, System
+from weft.systems.schedule import Stage, Step, System, SystemFailed
 
 __version__ = "0.2.0"
 """The version (``pyproject.toml`` reads it from here)."""
@@ -53,6 +53,7 @@ __all__ = [
     "Stage",
     "Step",
     "System",
+    "SystemFailed",
     "SystemParams",
     "World",
     "__version__",

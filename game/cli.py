@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import signal
 import statistics
@@ -26,6 +27,7 @@ from weft.game.output import output_problem, write_atomically
 from weft.game.simulation import Simulation
 from weft.game.warmup import kernels_ready
 from weft.levels import DEFAULT_LEVEL
+from weft.systems.schedule import SystemFailed
 
 USER_ERROR = 1
 
@@ -236,12 +238,17 @@ def _run(args: argparse.Namespace) -> int:
         strip = Filmstrip(pictures.size, args.frames // args.every)
     progress = Progress(args.frames, label=Path(args.level).name)  # draws only on a terminal (stderr)
     profile: list[tuple[dict[str, float], float]] | None = [] if args.profile else None
+    failure: SystemFailed | None = None
     with progress, _stop_signals() as stop:
         for k in progress.track(args.frames):
             before = sim.frame
             if profile is not None:
                 sim.schedule.timings = {}
-            session.advance()
+            try:
+                session.advance()
+            except SystemFailed as error:  # the level's own code: one line, and the frames done written
+                failure = error
+                break
             timings = sim.schedule.timings
             # a frame stepped on the schedule timed (not paused by the script, nor rebuilt by it)
             if profile is not None and timings is not None and sim.frame == before + 1:
@@ -255,13 +262,16 @@ def _run(args: argparse.Namespace) -> int:
             if stop.caught is not None:
                 break
         stopped = stop.caught
-        failed = _write_outputs(args, sim, pictures if stopped is None else None, strip)
+        cut_short = stopped is not None or failure is not None
+        failed = _write_outputs(args, sim, None if cut_short else pictures, strip)
+    name = Path(args.level).name
+    written = [option for option, asked in (("metrics", args.metrics), ("state", args.state)) if asked]
+    kept = f"; the {' and '.join(written)} of the frames done are written" if written else ""
+    if failure is not None:
+        print(f"{name}: {failure}{kept}", file=sys.stderr)
+        return USER_ERROR
     if stopped is not None:
-        print(
-            f"{Path(args.level).name}: stopped by {stopped.name} after frame {sim.frame}; the metrics and "
-            "state of those frames are written, the pictures are not",
-            file=sys.stderr,
-        )
+        print(f"{name}: stopped by {stopped.name} after frame {sim.frame}{kept}", file=sys.stderr)
         return 128 + stopped.value
     print(_summary(Path(args.level).name, sim.metrics()))
     if profile:
@@ -379,7 +389,19 @@ def profile_table(frames: Sequence[tuple[dict[str, float], float]]) -> str:
 
 
 def _write_json(path: str, data: Any) -> None:
-    write_atomically(Path(path), json.dumps(data, indent=2) + "\n")
+    """``data`` as JSON, written atomically; a NaN or an infinity (not JSON) written as null."""
+    write_atomically(Path(path), json.dumps(_json_safe(data), indent=2) + "\n")
+
+
+def _json_safe(data: Any) -> Any:
+    """``data`` with every float that is not finite made None."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: _json_safe(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_json_safe(value) for value in data]
+    return data
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -36,6 +36,7 @@ from weft.game.simulation import Simulation
 from weft.game.thumbnails import ThumbnailCache
 from weft.game.warmup import Preparation, kernels_ready
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
+from weft.systems.schedule import SystemFailed
 
 BUTTONS = {
     arcade.MOUSE_BUTTON_LEFT: "left",
@@ -190,7 +191,13 @@ class PlayView(arcade.View):
         if fresh is not None:
             self.reload(fresh)
         for _ in range(self.clock.frames_for(delta_time)):
-            if self.session.advance():
+            try:
+                stepped = self.session.advance()
+            except SystemFailed as error:  # the level's own code: said, and paused, not raised
+                self.session.paused = True
+                self.session.message = f"{error}: paused (fix it and save the level, or press Esc)"
+                return
+            if stepped:
                 self.hud.count_physics(self.session.sim.step_ms[-1])
 
     def on_draw(self) -> None:

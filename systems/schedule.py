@@ -394,19 +394,14 @@ class Schedule:
                     _process(busy, step, guard, timings)
             _process(tail, step, guard, timings)
         _process(stages[Stage.FRAME_END], step, guard, timings)
+        if guard is not None and not finite.ENABLED:
+            _check_after_custom(guard.names, frame)
 
-    def _guard(self) -> Callable[[System], None] | None:
-        """``after_custom`` for the custom systems only, or None (the plain loop) without any."""
-        check = self.after_custom
+    def _guard(self) -> _CustomGuard | None:
+        """What runs after each system where custom systems are scheduled (``_CustomGuard``), or None
+        (the plain loop) without any."""
         custom = self.custom()
-        if check is None or not custom:
-            return None
-
-        def guard(system: System) -> None:
-            if system.name in custom:
-                check(system)
-
-        return guard
+        return _CustomGuard(custom, self.after_custom) if custom else None
 
     def _plan(self, present: tuple[bool, ...]) -> Plan:
         """The frame of a world holding the kinds ``present`` (``world.kinds_present``)."""
@@ -444,26 +439,74 @@ class Schedule:
         _process(self._stages[stage], step)
 
 
+class SystemFailed(RuntimeError):
+    """A custom system raised, or left a NaN or an infinity in the stores: ``system`` names it (or the
+    custom systems it may be, comma-separated), the message says in which frame and what."""
+
+    def __init__(self, system: str, message: str) -> None:
+        super().__init__(message)
+        self.system = system
+
+
+class _CustomGuard:
+    """Run after each system of a frame with custom systems: for those, ``after_custom`` (the
+    settings' guard), and an exception they raise becomes a ``SystemFailed`` naming them."""
+
+    def __init__(self, names: set[str], after_custom: Callable[[System], None] | None) -> None:
+        self.names = names
+        self.after_custom = after_custom
+
+    def __call__(self, system: System) -> None:
+        if self.after_custom is not None and system.name in self.names:
+            self.after_custom(system)
+
+
 def _process(
     systems: list[System],
     step: Step,
-    after_custom: Callable[[System], None] | None = None,
+    guard: _CustomGuard | None = None,
     timings: dict[str, float] | None = None,
 ) -> None:
     """Run ``systems`` in order; with ``WEFT_CHECK_FINITE`` set, check the stores after each (one call
-    per stage, not per system: small frames feel a call per system); ``after_custom`` after each;
-    each one's time added to ``timings`` when it is a dict (``Schedule.timings``)."""
+    per stage, not per system: small frames feel a call per system); the ``guard`` after each; each
+    one's time added to ``timings`` when it is a dict (``Schedule.timings``)."""
     for system in systems:
-        if timings is None:
+        started = time.perf_counter() if timings is not None else 0.0
+        if guard is None:
             system.process(step)
         else:
-            started = time.perf_counter()
-            system.process(step)
+            try:
+                system.process(step)
+            except Exception as error:
+                if system.name not in guard.names:
+                    raise
+                why = " ".join(f"{type(error).__name__}: {error}".split())
+                message = f"frame {step.frame}: system {system.name!r} raised {why}"
+                raise SystemFailed(system.name, message) from error
+        if timings is not None:
             _add_time(timings, system.name, started)
-        if after_custom is not None:
-            after_custom(system)
+        if guard is not None:
+            guard(system)
         if finite.ENABLED:
             finite.check_finite(system.name, step.frame)
+
+
+def _check_after_custom(custom: set[str], frame: int) -> None:
+    """At the end of a frame with custom systems, the stores must hold only finite numbers: the
+    built-in systems never leave a NaN (their fuzz tests hold them to it), so one there is a custom
+    system's. One pass over the stores a frame; ``WEFT_CHECK_FINITE=1`` checks after every system and
+    names which left it."""
+    try:
+        finite.check_finite("", frame)
+    except finite.NonFinite as error:
+        names = ", ".join(repr(name) for name in sorted(custom))
+        where = str(error).split(" in ", 1)[-1]
+        if len(custom) == 1:
+            which, hint = f"system {names}", ""
+        else:
+            which, hint = f"one of the custom systems {names}", " (WEFT_CHECK_FINITE=1 names which)"
+        message = f"frame {frame}: {which} left a NaN or an infinity in {where}{hint}"
+        raise SystemFailed(", ".join(sorted(custom)), message) from None
 
 
 def _busy(systems: list[System], step: Step) -> list[System]:

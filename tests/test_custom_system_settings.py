@@ -3,6 +3,7 @@ said once, and never a crash of the window or ``run``."""
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Iterator
@@ -222,3 +223,61 @@ def test_a_plugin_without_a_level_holds_a_custom_system_to_its_bodies_budgets() 
     finally:
         esper.switch_world(previous)
         esper.delete_world("greedy-plugin")
+
+
+FAILING = """
+import json
+import math
+
+from weft.systems import world
+from weft.systems.schedule import Stage, System
+
+class Raises(System):
+    '''Raises from its fourth frame on.'''
+
+    name = "raises"
+    stage = Stage.FRAME_START
+
+    def process(self, step):
+        if step.frame >= 3:
+            raise RuntimeError("boom\\nfrom my system")
+
+class Poisons(System):
+    '''Puts a NaN into one circle's position from its third frame on.'''
+
+    name = "poisons"
+    stage = Stage.SUBSTEP
+    after = ("integrate",)
+
+    def process(self, step):
+        if step.frame >= 2:
+            world.stores().particles.pos[7, 1] = math.nan
+"""
+
+
+@pytest.mark.parametrize(
+    ("system", "said"),
+    [
+        ("failing:Raises", "level.toml: frame 3: system 'raises' raised RuntimeError: boom from my system"),
+        (
+            "failing:Poisons",
+            "level.toml: frame 2: system 'poisons' left a NaN or an infinity in particle positions",
+        ),
+    ],
+)
+def test_a_custom_system_that_raises_or_leaves_a_nan_stops_run_with_one_line_and_the_frames_done_written(
+    tmp_path: Path, system: str, said: str
+) -> None:
+    # before: a raise was a 15-line traceback and no metrics or state; a NaN in the positions spread
+    # through the level, the run exited 0 and wrote "max_stretch": NaN, which is not JSON
+    write_module(tmp_path, "failing", FAILING)
+    level = level_with(tmp_path, system)
+    metrics, state = tmp_path / "metrics.json", tmp_path / "state.json"
+    args = ["run", str(level), "--frames", "30", "--metrics", str(metrics), "--state", str(state)]
+    done = run_game(*args, "--allow-import", "failing", path=(tmp_path,))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(said) and line.endswith("the metrics and state of the frames done are written")
+    assert json.loads(metrics.read_text())["frames"] <= 3  # valid JSON, of the frames before it
+    json.loads(state.read_text())

@@ -876,3 +876,36 @@ def test_find_refuses_a_name_two_bodies_share(game_world: str) -> None:
         physics.find("balls")
     named = physics.add(weft.Balls(name="coins", count=5, region=[700, 100, 900, 300]))
     assert physics.find("coins") == named and first != named
+
+
+class Faulty(weft.System):
+    """Raises, or writes a NaN into the circles, as ``mode`` says."""
+
+    name = "faulty"
+    stage = weft.Stage.FRAME_END
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def process(self, step: weft.Step) -> None:
+        if self.mode == "raise":
+            raise ZeroDivisionError("division by zero")
+        weft.systems.world.stores().particles.pos[0, 0] = math.inf
+
+
+@pytest.mark.parametrize(
+    ("mode", "said"),
+    [
+        ("raise", "frame 0: system 'faulty' raised ZeroDivisionError: division by zero"),
+        ("nan", "frame 0: system 'faulty' left a NaN or an infinity in particle positions (row 0)"),
+    ],
+)
+def test_a_game_system_that_raises_or_leaves_a_nan_is_named_by_systemfailed(
+    game_world: str, mode: str, said: str
+) -> None:
+    physics = weft.Physics()
+    physics.add(weft.Balls(count=5, region=[100, 100, 300, 300]))
+    physics.add_system(Faulty(mode))
+    with pytest.raises(weft.SystemFailed, match=re.escape(said)) as failed:
+        esper.process(1 / 60)
+    assert failed.value.system == "faulty"

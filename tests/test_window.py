@@ -463,3 +463,21 @@ def test_a_panel_label_keeps_its_lines_when_its_value_grows_longer() -> None:
     finally:
         window.show_view(arcade.View())
         session.sim.close()
+
+
+def test_a_custom_system_that_raises_pauses_the_window_and_says_so(view: PlayView) -> None:
+    # before: the exception went up through arcade and closed the window with a traceback
+    import weft
+
+    class Broken(weft.System):
+        name = "broken"
+        stage = weft.Stage.FRAME_START
+
+        def process(self, step: weft.Step) -> None:
+            raise RuntimeError("boom")
+
+    view.session.sim.physics.add_system(Broken())
+    view.on_update(1 / 60)
+    assert view.session.paused
+    assert view.session.message.startswith("frame 0: system 'broken' raised RuntimeError: boom: paused")
+    view.on_draw()  # and it still draws
