@@ -59,10 +59,7 @@ from weft.game.level.plugins import level_schedule, with_params
 from weft.game.level.problems import LevelError
 from weft.game.level.schema import (
     SPECS,
-    Balls,
-    Boxes,
     Cloth,
-    Creature,
     Level,
     Spec,
     ToolsTable,
@@ -343,7 +340,7 @@ class Physics:
             self._check_attached()
             # a sheet through a wall is let in: the walls bring it in whole (tests/test_walls.py)
             bounds = self.settings.bounds
-            if isinstance(spec, Creature | Balls | Boxes) and (outside := outside_world(spec, bounds)):
+            if not isinstance(spec, Cloth) and (outside := outside_world(spec, bounds)):
                 raise ValueError(f"{spec.name}.{outside[0]}: {outside[1]}")
             if isinstance(spec, Cloth) and not _overlap(sheet_extent(spec), bounds):
                 raise ValueError(

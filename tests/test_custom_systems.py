@@ -394,3 +394,13 @@ def test_the_tutorials_command_line_runs_as_written(tmp_path: Path) -> None:
     done = run_game(*args)  # from the project's folder, as the tutorial's paths are
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "wells.png").stat().st_size > 0
+
+
+def test_validate_refuses_an_import_listed_twice_as_run_does(tmp_path: Path) -> None:
+    # before: validate said ok with two "not checked" lines, and run then refused the second
+    level = tmp_path / "level.toml"
+    level.write_text('[[system]]\nname = "whirl:Whirl"\n[[system]]\nname = "whirl:Whirl"\n')
+    with pytest.raises(
+        LevelError, match=r"system\.1\.name: expected a system not already listed \(system\.0\)"
+    ):
+        load_level(level)

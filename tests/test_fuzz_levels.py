@@ -432,6 +432,7 @@ BEYOND_JSON_SCHEMA = {
     "a creature starts inside the world's bounds": "expected a creature inside the world",
     "circles start inside the world's bounds": r"expected (circles|a centre) inside the world \[",
     "boxes start with their centres inside the world's bounds": "expected the boxes' centres inside",
+    "a skeleton's joints start inside the world's bounds": "expected a joint inside the world",
     "a sheet and its pins' anchors lie inside the world's bounds": (
         r"expected (a top-left point|a sheet|an anchor) inside the world's bounds"
     ),

@@ -43,6 +43,13 @@ def validate_lines(path: Path) -> list[str]:
             "boxes.0.positions.1: expected the boxes' centres inside the world [0, 0, 1280, 720], got "
             "box 1's at (-40, 20) (line 3)",
         ),
+        (
+            "[[skeleton]]\nposition = [3000, 300]\n"
+            'joints = [{ name = "a", at = [0, 0] }, { name = "b", at = [0, 50] }]\n'
+            'bones = [{ name = "ab", head = "a", tail = "b" }]\n',
+            "skeleton.0.joints.0.at: expected a joint inside the world [0, 0, 1280, 720] (with `position` "
+            "[3000.0, 300.0]), got 'a' at (3000, 300) (line 3)",
+        ),
         ("[world]\ndamping = 1.5\n", "world.damping: expected a number <= 1.0, got 1.5 (line 2)"),
         ("[world]\ngravity = [0, nan]\n", "world.gravity.1: expected a finite number, got nan (line 2)"),
         (
@@ -81,6 +88,7 @@ def validate_lines(path: Path) -> list[str]:
         "wrong type",
         "out of range",
         "a box outside",
+        "a joint outside",
         "float bound",
         "nan",
         "body kind",

@@ -70,7 +70,11 @@ def system_problems(
     for k, entry in enumerate(model.system):
         at: KeyPath = ("system", k, "name")
         message = None
-        if is_import(entry.name):
+        if names.index(entry.name) != k:  # an import twice too: its class's name would be scheduled twice
+            message = (
+                f"expected a system not already listed (system.{names.index(entry.name)}), got {entry.name!r}"
+            )
+        elif is_import(entry.name):
             message = spec_problem(entry.name)
         elif entry.name in reserved:
             message = (
@@ -79,10 +83,6 @@ def system_problems(
             )
         elif entry.name not in known:
             message = registry.unknown_name(entry.name)
-        elif names.index(entry.name) != k:
-            message = (
-                f"expected a system not already listed (system.{names.index(entry.name)}), got {entry.name!r}"
-            )
         if message:
             problems.append(Problem(file, at, message, _line(text, at, overridden)))
             continue

@@ -689,7 +689,7 @@ class Level(Table):
 
     @model_validator(mode="after")
     def _bodies_start_inside_the_world(self) -> Level:
-        for kind in ("cloth", "creature", "balls", "boxes"):
+        for kind in ("cloth", "creature", "balls", "boxes", "skeleton"):
             for k, table in enumerate(getattr(self, kind)):
                 problem = outside_world(table, self.world.bounds)
                 if problem:
@@ -709,7 +709,7 @@ class Level(Table):
 
 
 def outside_world(
-    table: Cloth | Creature | Balls | Boxes, bounds: list[float] | tuple[float, ...]
+    table: Cloth | Creature | Balls | Boxes | Skeleton, bounds: list[float] | tuple[float, ...]
 ) -> tuple[str, str] | None:
     """The key (within the table) and what is wrong when a sheet, a creature, a set of circles or of
     boxes does not start inside the world ``bounds``, else None: a level's rule, which
@@ -723,7 +723,26 @@ def outside_world(
         return None if problem is None else ("center", problem)
     if isinstance(table, Boxes):
         return boxes_outside(table, bounds)
+    if isinstance(table, Skeleton):
+        return joints_outside(table, bounds)
     return balls_outside(table, bounds)
+
+
+def joints_outside(skeleton: Skeleton, bounds: list[float] | tuple[float, ...]) -> tuple[str, str] | None:
+    """The key and what is wrong when a skeleton's joint (``position`` + its ``at``) lies outside
+    ``bounds``, else None: a ragdoll's joints are particles the walls would squash against them, and a
+    clip's bones would move where nothing can reach them."""
+    left, bottom, right, top = bounds
+    x0, y0 = skeleton.position
+    for k, joint in enumerate(skeleton.joints):
+        x, y = x0 + joint.at[0], y0 + joint.at[1]
+        if not (left <= x <= right and bottom <= y <= top):
+            world = f"the world [{left:g}, {bottom:g}, {right:g}, {top:g}]"
+            return f"joints.{k}.at", (
+                f"expected a joint inside {world} (with `position` {[x0, y0]}), got {joint.name!r} at "
+                f"({x:g}, {y:g})"
+            )
+    return None
 
 
 def box_centers(boxes: Boxes) -> npt.NDArray[np.float64]:

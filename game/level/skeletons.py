@@ -242,7 +242,10 @@ class Skeleton(Table):
     model_config = ConfigDict(json_schema_extra=when("drive", "clip", {"required": ["clip"]}))
 
     name: str = Field("skeleton", description="Name of the character in state files.")
-    position: Vec2 = Field([640.0, 300.0], description="Where the joints' origin is placed [x, y], px.")
+    position: Vec2 = Field(
+        [640.0, 300.0],
+        description="Where the joints' origin is placed [x, y], px; every joint inside the world's `bounds`.",
+    )
     drive: Literal[DRIVES] = Field(
         "ragdoll",
         description='"ragdoll": joints are particles that fall, collide and can be grabbed; "clip": the '

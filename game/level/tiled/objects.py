@@ -109,11 +109,13 @@ class MapReader:
         """A map property ``world.gravity`` (or a class-typed ``world``) sets that level key."""
         path: KeyPath = tuple(int(p) if p.isdigit() else p for p in name.split("."))
         if path[0] in BODY_TABLES:
+            drawn = path[0] in OBJECT_TABLES
+            how = "draw its bodies as objects, or write them" if drawn else "TOML-only: write it"
             self._problem(
                 f"map property {name}",
                 (),
-                f"expected a key of the level's settings tables, got the body table {path[0]!r}: draw "
-                f"its bodies as objects (or write them in a TOML level)",
+                f"expected a key of the level's settings tables, got the array table {path[0]!r}: {how} "
+                "in a TOML level",
             )
             return
         if path[:2] == ("world", "bounds"):
@@ -523,6 +525,10 @@ BODY_TABLES = tuple(
 )
 """Level tables that list bodies (the array tables: cloth, balls, boxes...): objects fill them, a map
 property may not replace one."""
+
+OBJECT_TABLES = ("cloth", "balls", "boxes")
+"""The array tables a map's objects fill (its classes: cloth, emitters, boxes and ground); the others
+(creatures, skeletons, custom systems) are written in a TOML level only."""
 
 _SHAPE = "the object's shape sets it; move, resize or turn the object instead"
 _ONE_BOX = "each box object is one box, drawn where it is"
