@@ -46,6 +46,9 @@ ROW_THUMB = (80, 45)
 """px of a list row's thumbnail (16:9, like the built-in levels)."""
 
 LIST_WIDTH = 740
+NARROWEST_PREVIEW = 240
+"""px: a window leaving the preview less than this beside the list shows the list alone (its text wrapped
+a letter a line)."""
 PREVIEW_GAP = 28
 """px between the list and the preview."""
 
@@ -250,7 +253,7 @@ class PickerView(arcade.View):
         self.title.draw()
         self.hint.draw()
         self._draw_rows()
-        if self.entries:
+        if self.entries and self.preview_size[0] >= NARROWEST_PREVIEW:
             self._draw_preview()
         preparation = self.game.preparation
         if preparation is not None:

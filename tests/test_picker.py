@@ -398,6 +398,15 @@ def test_the_heading_and_the_rows_follow_a_resized_window(game) -> None:
         assert picker.rows_shown == max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
         assert picker.top <= picker.selected < picker.top + picker.rows_shown  # the chosen row in view
         assert picker.preview_size[0] == max(1, width - MARGIN - picker.preview_left)
+    picker.on_resize(800, 450)  # no room beside the list: the preview is left out, not squeezed
+    calls = []
+    picker._draw_preview = lambda: calls.append(1)
+    picker.on_draw()
+    assert calls == []
+    picker.on_resize(1280, 720)
+    picker.on_draw()
+    assert calls == [1]
+    del picker._draw_preview
     picker.on_resize(1280, 300)
     picker.select(len(picker.entries) - 1)
     picker.on_resize(1280, 2000)  # every row fits again: none is left scrolled out above
