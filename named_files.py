@@ -157,6 +157,7 @@ def _header_size(file: BinaryIO, what: str, shown: object) -> tuple[int, int]:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(file) as image:  # lazy: reads the header only
                 width, height = image.size
+                image.verify()  # the whole file's structure (a PNG's chunks), without decoding it
     except Image.DecompressionBombError as error:  # Pillow's own limit, far above ours
         pixels = re.search(r"\((\d+) pixels\)", str(error))
         size = f"{pixels.group(1)} pixels" if pixels else "far more"

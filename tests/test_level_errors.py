@@ -8,7 +8,7 @@ import pytest
 from support.cli import run_game
 
 from weft.game.level import LevelError
-from weft.levels import DEFAULT_LEVEL
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -159,3 +159,17 @@ def test_circles_packed_from_a_region_wider_than_the_world_may_start_where_their
         validate(small, tmp_path / "small.toml")
     (problem,) = raised.value.problems
     assert "balls.0.region: expected circles inside the world [0, 0, 800, 600], got 2000" in str(problem)
+
+
+def test_a_truncated_texture_is_a_problem_where_the_level_names_it(tmp_path: Path) -> None:
+    # before: its header was read alone, so validate said ok and the sheet was drawn with the
+    # fallback pattern, silently
+    whole = (LEVELS_DIR / "textures" / "dawn.png").read_bytes()
+    (tmp_path / "cut.png").write_bytes(whole[: len(whole) // 2])
+    level = tmp_path / "level.toml"
+    level.write_text('[[cloth]]\ntexture = "cut.png"\n')
+    (line,) = validate_lines(level)
+    assert line == (
+        f"{level}: cloth.0.texture: expected an image file (PNG or JPEG), got 'cut.png' (Truncated File Read) "
+        "(line 2)"
+    )
