@@ -104,8 +104,8 @@ class BoxParticleSystem(System):
 
 
 class Bones:
-    """The ragdolls' bones near boxes: each bone from particle ``heads[k]`` to ``tails[k]``, as thick
-    as its thinner joint, listed once a substep with the boxes it may touch (``count`` pairs)."""
+    """The ragdolls' bones and braces near boxes: each from particle ``heads[k]`` to ``tails[k]``, as
+    thick as its thinner joint, listed once a substep with the boxes it may touch (``count`` pairs)."""
 
     def __init__(self) -> None:
         self.heads = np.zeros(0, dtype=np.int64)
@@ -122,11 +122,10 @@ class Bones:
         """List the (bone, box) pairs near enough to touch this substep, from ``grid`` (binned for
         particles as thick as the thickest: no bone is thicker than its joints)."""
         self.count = 0
-        if not self._gather(stores):
+        if not self.gather(stores):
             return
-        store, particles = stores.rigid, stores.particles
+        store = stores.rigid
         n = store.count
-        bone_bounds(particles.pos, particles.prev, self.heads, self.tails, self.low, self.high)
         # each bone as a path from its bounding box's lower corner to its upper one: the pairs whose
         # bounds meet, as for a particle's path
         self.count, self.bone, self.box = fill_pairs(
@@ -149,21 +148,30 @@ class Bones:
             self.box,
         )
 
-    def _gather(self, stores: Stores) -> bool:
-        """The ragdolls' bones in one list (made again only when the dolls or the particles change);
-        whether there are any."""
+    def gather(self, stores: Stores) -> bool:
+        """The ragdolls' bones and braces (their stiff links: a torso's edges too) in one list, made
+        again only when the dolls or the particles change, and their bounds over the substep; whether
+        there are any."""
         dolls = world.by_entity(Ragdoll)
-        particles = stores.particles
-        made_of = (particles.count, *((id(doll.heads), id(doll.tails)) for _, doll in dolls))
+        particles, distances = stores.particles, stores.distances
+        links = [doll.constraints for _, doll in dolls]
+        made_of = (particles.count, *((r.start, r.stop) for r in links))
         if made_of != self._made_of:
             self._made_of = made_of
             empty = np.zeros(0, dtype=np.int64)
-            self.heads = np.concatenate([empty, *(doll.heads for _, doll in dolls)])
-            self.tails = np.concatenate([empty, *(doll.tails for _, doll in dolls)])
+            self.heads = np.concatenate(
+                [empty, *(distances.i[r.start : r.stop].astype(np.int64) for r in links)]
+            )
+            self.tails = np.concatenate(
+                [empty, *(distances.j[r.start : r.stop].astype(np.int64) for r in links)]
+            )
             self.radius = np.minimum(particles.radius[self.heads], particles.radius[self.tails])
             self.low = np.zeros((len(self.heads), 2))
             self.high = np.zeros((len(self.heads), 2))
-        return len(self.heads) > 0
+        if len(self.heads) == 0:
+            return False
+        bone_bounds(particles.pos, particles.prev, self.heads, self.tails, self.low, self.high)
+        return True
 
     def push(self, stores: Stores, dt: float) -> None:
         """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``)."""

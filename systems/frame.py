@@ -7,7 +7,8 @@ A frame is 1/60 s. ``Schedule.step_frame`` runs it; a drawing frame runs DRAW fr
     repeat substeps (dt = 1/60 s / substeps):
       SUBSTEP          shake, integrate, pins, fields, boxes, broadphase, sweep
       repeat iterations:
-        ITERATION      distances, pressure, bounds, circle_contacts, box_particles, joint_limits
+        ITERATION      distances, pressure, bounds, circle_contacts, box_particles, bone_circles,
+                       joint_limits
       SUBSTEP_END      perimeter, legs, contain, tear
     FRAME_END          upright, skin, metrics, contact_events
     from on_draw only (weft.draw.Renderer), never from the step:
@@ -24,6 +25,7 @@ from __future__ import annotations
 import textwrap
 
 from weft.systems.balls import PourSystem
+from weft.systems.bone_circles import BoneCircleSystem
 from weft.systems.bounds import BoundsSystem, ContainSystem
 from weft.systems.box_particles import BoxParticleSystem
 from weft.systems.boxes import BoxStepSystem
@@ -67,6 +69,7 @@ FRAME: dict[Stage, tuple[type[System] | str, ...]] = {
         BoundsSystem,  # walls before contacts: the floor's push climbs a pile within one pass
         CircleContactSystem,  # pairs bottom row first, with Coulomb friction
         BoxParticleSystem,  # particles pushed out of boxes, the boxes pushed back
+        BoneCircleSystem,  # the ragdolls' bones off the circles they cross (last iteration)
         JointLimitSystem,  # last, swept until every joint holds: the contacts cannot bend one back out
     ),
     Stage.SUBSTEP_END: (

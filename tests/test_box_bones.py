@@ -123,3 +123,57 @@ def test_a_doll_dragged_round_the_ramps_end_and_under_it_is_never_threaded_throu
         threaded += bool(centre_line_inside(sim.stores.particles.pos, doll.heads, doll.tails, *RAMP))
     assert threaded == 0, f"{threaded} frames with a bone through the ramp"
     assert np.isfinite(sim.positions("doll")).all()
+
+
+def test_a_circle_across_a_bones_middle_is_pushed_off_it_and_the_bone_off_it_by_their_masses() -> None:
+    from weft.systems.kernels.bone_circles import CIRCLE, push_bones_off_circles
+
+    # a bone from (0, 0) to (100, 0) of radius 5 (particles 0, 1: the doll, owner 1), a ball of radius
+    # 10 and mass 1 at (25, 12) (owner 2), 3 px into it; and a ball of the doll's own, left alone
+    pos = np.array([[0.0, 0.0], [100.0, 0.0], [25.0, 12.0], [50.0, 0.0]])
+    before = pos.copy()
+    masses = np.array([1.0, 1.0, 1.0, 1.0])
+    kind = np.array([2, 2, CIRCLE, CIRCLE], dtype=np.uint8)
+    owner = np.array([1, 1, 2, 1])
+    bounds = (np.array([[0.0, 0.0]]), np.array([[100.0, 0.0]]))
+    pushed = push_bones_off_circles(
+        pos, 1.0 / masses, np.array([5.0, 5.0, 10.0, 10.0]), kind, owner,
+        np.array([0]), np.array([1]), np.array([5.0]), *bounds, 2.0,
+    )  # fmt: skip
+    assert pushed == 1
+    np.testing.assert_allclose((pos - before).sum(axis=0), 0.0, atol=1e-12)  # no momentum made
+    t = 0.25
+    gap = (pos[2] - (pos[0] * (1 - t) + pos[1] * t))[1]
+    assert gap == pytest.approx(15.0)  # the two radii: 3 px parted, shared by the masses
+    np.testing.assert_array_equal(pos[3], before[3])
+    assert pos[2, 1] > 12.0 and pos[0, 1] < 0.0 and pos[1, 1] < 0.0  # the near end moves most
+    assert abs(pos[0, 1]) > abs(pos[1, 1])
+
+
+def test_a_doll_dragged_down_onto_the_pegs_never_has_one_inside_its_bones_or_torso() -> None:
+    # before: dragged down through the pegs and let go, the doll hung on them with a peg inside its
+    # torso (between its braces), drawn through its skin; the bones met only the pegs' ends
+    pegs = np.array([[930, 300], [1000, 300], [1070, 300], [965, 360], [1035, 360]], dtype=np.float64)
+    session = Session(Simulation.load(LEVELS_DIR / "ragdoll.toml"))
+    sim = session.sim
+    sim.activate()
+    doll = next(d for _, d in esper.get_component(Ragdoll))
+    links = np.arange(doll.constraints.start, doll.constraints.stop)
+    i, j = sim.stores.distances.i[links], sim.stores.distances.j[links]
+    head = tuple(sim.positions("doll")[2])
+    path = (
+        line(head, (1000.0, 520.0), 20) + [(1000.0, 520.0)] * 60 + line((1000.0, 520.0), (1000.0, 200.0), 15)
+    )
+    deepest = 0.0
+    for events in [*drag(head, path), *([[]] * 240)]:
+        for event in events:
+            session.queue(event)
+        session.advance()
+        pos = sim.stores.particles.pos
+        for a, b in zip(i, j, strict=True):
+            e = pos[b] - pos[a]
+            t = np.clip(((pegs - pos[a]) @ e) / (e @ e), 0.0, 1.0)
+            nearest = np.linalg.norm(pos[a] + t[:, None] * e - pegs, axis=1).min()
+            deepest = max(deepest, 12.0 - nearest)  # how far a peg's rim is past a link's line
+    # measured: 12.0 before (a peg's centre on a link), 0.0 after; a few px is a link pressed hard
+    assert deepest < 6.0, deepest

@@ -170,6 +170,6 @@ def test_a_truncated_texture_is_a_problem_where_the_level_names_it(tmp_path: Pat
     level.write_text('[[cloth]]\ntexture = "cut.png"\n')
     (line,) = validate_lines(level)
     assert line == (
-        f"{level}: cloth.0.texture: expected an image file (PNG or JPEG), got 'cut.png' (Truncated File Read) "
-        "(line 2)"
+        f"{level}: cloth.0.texture: expected an image file (PNG or JPEG), got 'cut.png' "
+        "(Truncated File Read) (line 2)"
     )

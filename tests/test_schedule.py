@@ -46,6 +46,7 @@ def test_built_in_order_reads_top_to_bottom() -> None:
         "bounds",
         "circle_contacts",
         "box_particles",
+        "bone_circles",
         "joint_limits",
     ]
     assert schedule.names(Stage.SUBSTEP_END) == ["perimeter", "legs", "contain", "tear"]
@@ -160,6 +161,7 @@ def test_custom_systems_go_where_before_and_after_say() -> None:
         "bounds",
         "circle_contacts",
         "box_particles",
+        "bone_circles",
         "joint_limits",
         "last",
     ]

@@ -100,6 +100,7 @@ _host_cache_dir = numba.config.CACHE_DIR
 numba.config.CACHE_DIR = str(CACHE_DIR)
 try:
     from weft.systems.kernels import (  # noqa: F401  decorated now, so cached in CACHE_DIR
+        bone_circles,
         bone_weights,
         bones,
         bounds,
