@@ -19,6 +19,7 @@ from weft.game.tools import (
     MAX_TILT_DEG,
     TILT_STEP_DEG,
     TOOLS,
+    NoTool,
     Tool,
     cut_segment,
     end_cut,
@@ -63,7 +64,7 @@ class Session:
         self.show_help = False
         self.show_panel = sim.level.model.panel.open
         self.tools: dict[str, Tool] = {name: TOOLS[name]() for name in sim.level.model.tools.available}
-        self.tool = self.tools[sim.level.model.tools.start]
+        self.tool = self.tools[sim.level.model.tools.start] if self.tools else NoTool()
         self.pointer: tuple[float, float] | None = None
         """The cursor while a button is held, px (for drawing the grab line or wind arrow)."""
         self.pressing = False

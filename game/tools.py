@@ -54,6 +54,14 @@ class Tool:
         """The left button went up at (x, y)."""
 
 
+class NoTool(Tool):
+    """The left button of a level that offers no tool (``tools.available = []``): it does nothing."""
+
+    name = "none"
+    hotkey = ""
+    summary = "this level offers no tool"
+
+
 def cut_segment(session: Session, x0: float, y0: float, x1: float, y1: float) -> None:
     """Queue a cut along one mouse movement; the cut system severs what it crosses."""
     session.sim.physics.component(CutStroke).segments.append((x0, y0, x1, y1))

@@ -481,3 +481,28 @@ def test_a_custom_system_that_raises_pauses_the_window_and_says_so(view: PlayVie
     assert view.session.paused
     assert view.session.message.startswith("frame 0: system 'broken' raised RuntimeError: boom: paused")
     view.on_draw()  # and it still draws
+
+
+def test_a_level_that_offers_no_tool_has_a_left_button_that_does_nothing() -> None:
+    # the elbow level is driven by its clip: its drag tool took nothing (the schema wanted one tool)
+    window = shared_window()
+    session = Session(Simulation.load(LEVELS_DIR / "elbow.toml"))
+    play = PlayView(session)
+    window.show_view(play)
+    try:
+        assert session.tools == {} and session.tool.name == "none"
+        for event in (
+            {"type": "mouse_press", "x": 400.0, "y": 300.0, "button": "left"},
+            {"type": "mouse_drag", "x": 450.0, "y": 300.0, "dx": 50.0, "dy": 0.0, "buttons": ["left"]},
+            {"type": "mouse_release", "x": 450.0, "y": 300.0, "button": "left"},
+            {"type": "key_press", "key": "KEY_1"},
+        ):
+            session.queue(event)
+        play.on_update(1 / 60)
+        session.show_help = True
+        play.on_draw()
+        assert "tool: none" in play.hud.status.text
+        assert session.tool.name == "none"
+    finally:
+        window.show_view(arcade.View())
+        session.sim.close()

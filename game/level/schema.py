@@ -550,8 +550,8 @@ class ToolsTable(Table):
 
     available: list[Literal[TOOLS]] = Field(
         ["drag", "cut", "wind"],
-        min_length=1,
-        description="Tools the player can pick: " + ", ".join(TOOLS) + ".",
+        description="Tools the player can pick: " + ", ".join(TOOLS) + " (none: the left button does "
+        "nothing, for a level that only shows something).",
     )
     start: Literal[TOOLS] = Field("drag", description="Tool selected when the level starts.")
     strength: float = Field(
@@ -579,7 +579,7 @@ class ToolsTable(Table):
 
     @model_validator(mode="after")
     def _start_is_available(self) -> ToolsTable:
-        if self.start not in self.available:
+        if self.available and self.start not in self.available:
             raise AtKey("start", f"expected one of the available tools {self.available}, got {self.start!r}")
         if self.sizes[0] > self.sizes[1]:
             raise AtKey("sizes", f"expected [min, max] with min <= max, got {self.sizes}")
