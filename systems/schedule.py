@@ -240,9 +240,11 @@ class Schedule:
             hint = f"; {name!r} runs in stage {elsewhere.value!r}"
         else:
             guess = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            later = "; a custom system is known once added: list it before those that name it"
+            hint = f"; did you mean {guess[0]!r}?" if guess else later
         listed = ", ".join(known) if known else "none yet"
-        return f"expected systems of {system.name!r}'s stage {stage.value!r} ({listed}), got {name!r}{hint}"
+        where = f"in stage {stage.value!r}, where {system.name!r} runs"
+        return f"expected a system {where} ({listed}), got {name!r}{hint}"
 
     def add(self, system: System) -> None:
         """Put ``system`` into its stage, at its place; raise ``ScheduleError`` (and add nothing) for a

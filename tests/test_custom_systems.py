@@ -372,7 +372,7 @@ def test_a_level_can_place_its_system_itself(plugins: None, tmp_path: Path) -> N
         "integrate",
     ]
     with pytest.raises(
-        LevelError, match=r"system\.0\.before: expected systems of .*got 'integrat'; did you mean"
+        LevelError, match=r"system\.0\.before: expected a system in stage .*got 'integrat'; did you mean"
     ):
         placed('before = ["integrat"]')
     with pytest.raises(LevelError, match=r"system\.0: system 'gravity_wells' cannot run after \['sweep'\]"):

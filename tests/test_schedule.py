@@ -94,10 +94,12 @@ def test_the_frame_is_drawn_in_the_frame_modules_docstring_and_the_stages_in_the
 
 def test_an_unknown_place_is_an_error_that_names_the_stages_systems() -> None:
     schedule = default_schedule()
-    with pytest.raises(
-        ScheduleError, match=r"after: expected systems of 'gust'.*got 'integrat'; did you mean"
-    ):
+    said = r"after: expected a system in stage 'substep', where 'gust' runs .*got 'integrat'; did you mean"
+    with pytest.raises(ScheduleError, match=said):
         schedule.add(recorder("gust", Stage.SUBSTEP, after=("integrat",)))
+    # one the level lists later is not known yet: the message says so (it read "'naner''s stage")
+    with pytest.raises(ScheduleError, match="a custom system is known once added: list it before"):
+        schedule.add(recorder("first", Stage.SUBSTEP, after=("second",)))
     with pytest.raises(ScheduleError, match="'integrate' runs in stage 'substep'") as refused:
         schedule.add(recorder("springs", Stage.ITERATION, before=("integrate",)))
     assert ", ".join(FRAME_NAMES[Stage.ITERATION]) in str(refused.value)
