@@ -36,18 +36,18 @@ class Filmstrip:
         width, height = size[0] / FILMSTRIP_SCALE, size[1] / FILMSTRIP_SCALE
         shrink = min(1.0, math.sqrt(FILMSTRIP_PIXELS / (max(count, 1) * width * height)))
         self.tile = (max(1, int(width * shrink)), max(1, int(height * shrink)))
-        rows = max(1, math.ceil(count / FILMSTRIP_COLUMNS))
-        self.sheet = Image.new(
-            "RGB", (FILMSTRIP_COLUMNS * self.tile[0], rows * self.tile[1]), FILMSTRIP_BACKGROUND
-        )
+        self.columns = max(1, min(FILMSTRIP_COLUMNS, count))  # fewer pictures than a row: no empty cells
+        rows = max(1, math.ceil(count / self.columns))
+        size = (self.columns * self.tile[0], rows * self.tile[1])
+        self.sheet = Image.new("RGB", size, FILMSTRIP_BACKGROUND)
         self.added = 0
         self._draw = ImageDraw.Draw(self.sheet)
         self._font = _label_font()
 
     def add(self, label: str, picture: Image.Image) -> None:
         """Shrink ``picture`` into the next tile and label it."""
-        x = (self.added % FILMSTRIP_COLUMNS) * self.tile[0]
-        y = (self.added // FILMSTRIP_COLUMNS) * self.tile[1]
+        x = (self.added % self.columns) * self.tile[0]
+        y = (self.added // self.columns) * self.tile[1]
         self.sheet.paste(picture.convert("RGB").resize(self.tile, Image.Resampling.LANCZOS), (x, y))
         draw = self._draw
         # a hairline frame keeps neighbouring tiles apart when their backgrounds match

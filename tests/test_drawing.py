@@ -317,3 +317,12 @@ def test_renderer_arguments_and_options_are_checked_with_the_level_formats_messa
             Renderer("physics")
     finally:
         physics.close()
+
+
+def test_a_filmstrip_of_fewer_pictures_than_a_row_has_no_empty_cell() -> None:
+    # before: three pictures made a sheet four tiles wide, the last one blank
+    from weft.game.filmstrip import Filmstrip
+
+    strip = Filmstrip((1280, 720), 3)
+    assert strip.sheet.size == (3 * strip.tile[0], strip.tile[1])
+    assert Filmstrip((1280, 720), 9).sheet.size == (FILMSTRIP_COLUMNS * strip.tile[0], 3 * strip.tile[1])
