@@ -126,7 +126,8 @@ def test_a_doll_dragged_round_the_ramps_end_and_under_it_is_never_threaded_throu
 
 
 def test_a_circle_across_a_bones_middle_is_pushed_off_it_and_the_bone_off_it_by_their_masses() -> None:
-    from weft.systems.kernels.bone_circles import CIRCLE, push_bones_off_circles
+    from weft.systems.kernels.bone_circles import push_bones_off_circles
+    from weft.systems.kernels.bounds import CIRCLE
 
     # a bone from (0, 0) to (100, 0) of radius 5 (particles 0, 1: the doll, owner 1), a ball of radius
     # 10 and mass 1 at (25, 12) (owner 2), 3 px into it; and a ball of the doll's own, left alone

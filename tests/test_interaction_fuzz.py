@@ -59,7 +59,7 @@ def gestures(
     width, height = right - left, top - bottom
     if draw(st.integers(0, 5)) == 0:
         return [{"type": "key_press", "key": draw(st.sampled_from(KEYS))}]
-    events: list[dict[str, Any]] = [{"type": "tool", "name": draw(st.sampled_from(tools))}]
+    events: list[dict[str, Any]] = [{"type": "tool", "name": draw(st.sampled_from(tools))}] if tools else []
     if targets and draw(st.booleans()):
         x, y = draw(st.sampled_from(targets))
         x += draw(st.floats(-20.0, 20.0))

@@ -22,9 +22,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.components.particles import ParticleKind
-
-CIRCLE = int(ParticleKind.CIRCLE)
+from weft.systems.kernels.bounds import CIRCLE
 
 
 @numba.njit(cache=True)
