@@ -73,8 +73,11 @@ class SettingsGuard:
         taken when the level format takes them as a ``[world]`` table, else ``LevelError`` naming
         the key, what it expects and what it got (``label``: where they were read, for the message).
         Unchanged since the last check, they cost a tuple's comparison."""
-        seen = _fingerprint(settings)
-        if seen == self._seen:
+        try:
+            seen: tuple[Any, ...] | None = _fingerprint(settings)
+        except TypeError:  # a pair that is not one (a gravity of None): the table below says what
+            seen = None
+        if seen is not None and seen == self._seen:
             return
         table = world_table_or_none(settings)
         if table is None:
@@ -91,7 +94,7 @@ class SettingsGuard:
             except ValidationError as error:
                 raise LevelError(problems_from_validation(error, label, root=World)) from None
             self._good = table
-        self._seen = seen
+        self._seen = seen or ()
 
     def take_notes(self) -> list[str]:
         """The corrections since the last call."""
@@ -294,10 +297,11 @@ def apply_table(settings: WorldSettings, table: dict[str, Any]) -> None:
 def _fingerprint(settings: WorldSettings) -> tuple[Any, ...]:
     """The values of the settings a ``[world]`` table holds, as one tuple (NaN never equals itself:
     a NaN is always a change)."""
-    s = settings
-    pairs = tuple(tuple(v) if isinstance(v, list | tuple) else v for v in (s.gravity, s.bounds))  # copies
-    table = (*pairs, s.damping, s.iterations, s.substeps, s.floor_friction)
-    return (*table, s.restitution, s.friction, s.max_circles, *vars(s.wind).values(), *vars(s.rigid).values())
+    s, g, b, w = settings, settings.gravity, settings.bounds, settings.wind
+    # a list the game may change in place is copied; the tuples the level gives are kept as they are
+    pairs = (g if type(g) is tuple else tuple(g), b if type(b) is tuple else tuple(b))
+    table = (*pairs, s.damping, s.iterations, s.substeps, s.floor_friction, s.restitution, s.friction)
+    return (*table, s.max_circles, w.enabled, w.strength, w.direction, w.gust, *vars(s.rigid).values())
 
 
 def world_table_or_none(settings: WorldSettings) -> dict[str, Any] | None:

@@ -371,6 +371,11 @@ def test_configure_changes_what_the_table_gives_and_keeps_the_rest(game_world: s
             "physics.settings: iterations: expected an integer >= 1",
         ),
         (
+            lambda p: setattr(p.settings, "gravity", None),
+            "physics.settings: expected settings a .world. table",
+        ),
+        (lambda p: p.settings.gravity.__setitem__(1, math.nan), "gravity.1: expected a finite number"),
+        (
             lambda p: p.component(Blasts).pending.append((400.0, 300.0, 100.0, math.nan)),
             r"Blasts.pending\[0\]",
         ),
@@ -387,6 +392,7 @@ def test_a_game_writing_nan_into_settings_or_tools_gets_an_error_naming_it_not_n
     balls = physics.add(weft.Balls(count=20, radius=[5, 5], region=[300, 40, 600, 200]))
     physics.component(ForceField).active = True
     physics.component(ForceField).center = (400.0, 100.0)
+    physics.settings.gravity = [0.0, -980.0]  # a list, as a game may write it: changed in place below
     physics.step()
     write(physics)
     with pytest.raises((ValueError, weft.LevelError), match=said):
