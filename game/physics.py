@@ -240,7 +240,11 @@ class Physics:
         and the walls' shake, stays as it is."""
         if not isinstance(settings, World):
             raise TypeError(f"physics.configure: expected a weft.World, got {settings!r}")
-        settings = World(**_updated(self.spec, settings).model_dump(exclude_unset=True))  # rules between keys
+        merged = _updated(self.spec, settings)
+        self._take(World(**merged.model_dump(exclude_unset=True)))  # the rules between keys checked
+
+    def _take(self, settings: World) -> None:
+        """Make ``settings`` the whole ``[world]`` table (``load``: a level's, its defaults included)."""
         self.spec = settings
         with self.entered():
             current = self.settings
@@ -316,7 +320,7 @@ class Physics:
             if before.get(name) is not (system := self._schedule.get(name)):
                 self._level_systems[name] = system
         tools = level.model.tools
-        self.configure(level.model.world)
+        self._take(level.model.world)  # the level's whole table: not merged into the last one's
         with self.entered():
             esper.component_for_entity(self.entity, Pour).rng = np.random.default_rng(tools.seed)
         return {spec.name: self.add(spec, directory=level.directory) for spec in level_bodies(level.model)}
