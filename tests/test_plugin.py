@@ -915,3 +915,13 @@ def test_a_game_system_that_raises_or_leaves_a_nan_is_named_by_systemfailed(
     with pytest.raises(weft.SystemFailed, match=re.escape(said)) as failed:
         esper.process(1 / 60)
     assert failed.value.system == "faulty"
+
+
+def test_a_level_loaded_takes_its_whole_world_table_not_merged_into_the_settings_before(
+    game_world: str,
+) -> None:
+    # configure merges what it is given; a level's [world] is whole, its defaults included
+    physics = weft.Physics(settings=weft.World(iterations=40, gravity=(0, 0)))
+    physics.load(LEVELS_DIR / "stack.toml")
+    assert physics.settings.gravity == tuple(weft.World().gravity)
+    assert "iterations" not in physics.spec.model_fields_set
