@@ -72,7 +72,8 @@ class BoneTable(Table):
         le=180.0,
         description="The most the bone may turn clockwise from its bind angle to its parent, degrees "
         "(negative; unset: free). A ragdoll's joint is held there; a clip's keys must stay within it "
-        "(its eased curve is clamped to it between keys); the skin never shows the bone turned further.",
+        "(its eased curve is clamped to it between keys); the skin never shows the bone turned further. "
+        "A root bone (no parent) takes no limit.",
     )
     max_deg: float | None = Field(
         None,
@@ -95,7 +96,9 @@ class SkinTable(Table):
     """The mesh the bones move: a grid over a texture, or vertices given one by one."""
 
     texture: str | None = Field(
-        None, description="Image drawn on the mesh (PNG), relative to the level file; unset: `color`."
+        None,
+        description="Image drawn on the mesh (PNG, whose transparent cells are left out; or JPEG, drawn "
+        "whole), relative to the level file; unset: `color`.",
     )
     rect: Rectangle | None = Field(
         None,
