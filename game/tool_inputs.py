@@ -59,20 +59,23 @@ def _points(kind: type, component: Any, names: Iterable[str]) -> None:
 
 def _numbers(kind: type, component: Any, names: Iterable[str]) -> None:
     for name in names:
-        _finite(f"{kind.__name__}.{name}", (getattr(component, name),), 1, "a number")
+        value = getattr(component, name)
+        _finite(f"{kind.__name__}.{name}", (value,), 1, "a number", shown=value)
 
 
-def _finite(where: str, value: Any, size: int, shape: str) -> None:
-    """``value`` must be ``size`` finite real numbers (``shape`` names them for the message)."""
+def _finite(where: str, values: Any, size: int, shape: str, shown: Any = None) -> None:
+    """``values`` must be ``size`` finite real numbers (``shape`` names them, and ``shown`` is what
+    the message says was found, for one number given as a one-tuple)."""
+    if not _finite_numbers(values, size):
+        got = values if shown is None else shown
+        raise ValueError(f"weft.components.{where}: expected {shape}, finite, got {got!r}")
+
+
+def _finite_numbers(value: Any, size: int) -> bool:
+    """Whether ``value`` is ``size`` real numbers (numpy's included, bools not), every one finite."""
     try:
-        ok = len(value) == size and all(_real(v) and math.isfinite(v) for v in value)
+        return len(value) == size and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in value
+        )
     except TypeError:
-        ok = False
-    if not ok:
-        shown = value[0] if size == 1 and isinstance(value, tuple) and len(value) == 1 else value
-        raise ValueError(f"weft.components.{where}: expected {shape}, finite, got {shown!r}")
-
-
-def _real(value: Any) -> bool:
-    """A real number (numpy's included), not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+        return False

@@ -4,7 +4,7 @@ cross, and those off them, once a substep."""
 from __future__ import annotations
 
 from weft.systems import world
-from weft.systems.box_particles import PARTICLE_MARGIN, Bones
+from weft.systems.box_particles import Bones
 from weft.systems.kernels.bone_circles import push_bones_off_circles
 from weft.systems.schedule import Step, System
 
@@ -31,16 +31,5 @@ class BoneCircleSystem(System):
             return
         n = particles.count
         bones = self._bones
-        push_bones_off_circles(
-            particles.pos[:n],
-            particles.inv_mass[:n],
-            particles.radius[:n],
-            particles.kind[:n],
-            particles.owner[:n],
-            bones.heads,
-            bones.tails,
-            bones.radius,
-            bones.low,
-            bones.high,
-            PARTICLE_MARGIN,
-        )
+        rows = tuple(getattr(particles, name)[:n] for name in ("pos", "inv_mass", "radius", "kind", "owner"))
+        push_bones_off_circles(*rows, bones.heads, bones.tails, bones.radius)

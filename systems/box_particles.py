@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from weft.components import BoxGrid, Ragdoll, Stores
+from weft.components import BoxGrid, Ragdoll, RigidStore, Stores
 from weft.systems import world
 from weft.systems.box_pairs import bin_grid, fill_pairs
 from weft.systems.kernels.box_bones import bone_bounds, push_bones_out_of_boxes
@@ -56,14 +56,7 @@ class BoxParticleSystem(System):
             particles.prev[:count],
             particles.inv_mass[:count],
             particles.radius[:count],
-            store.pos[:n],
-            store.angle[:n],
-            store.vel[:n],
-            store.omega[:n],
-            store.inv_mass[:n],
-            store.inv_inertia[:n],
-            store.half[:n],
-            store.asleep[:n],
+            *moving_boxes(store),
             store.island[:n],
             store.sleep_time[:n],
             near.particle[: near.count],
@@ -77,30 +70,46 @@ class BoxParticleSystem(System):
     def _list(self, stores: Stores) -> None:
         """List the (particle, box) pairs near enough to touch during this substep."""
         store, particles, grid, near = stores.rigid, stores.particles, self._grid, stores.near_boxes
-        n, count = store.count, particles.count
+        count = particles.count
         # a particle near a box lies at most its half diagonal, the radius and the margin from its centre
         reach = store.ordinary_half + particles.max_radius + PARTICLE_MARGIN
         large_reach = store.max_half + particles.max_radius + PARTICLE_MARGIN
         bin_grid(grid, store, world.settings().walls, reach, large_reach)
-        near.count, near.particle, near.box = fill_pairs(
-            lambda out_particle, out_box: list_near_boxes(
-                particles.pos[:count],
-                particles.prev[:count],
-                particles.radius[:count],
-                particles.kind[:count],
-                store.pos[:n],
-                store.angle[:n],
-                store.half[:n],
-                PARTICLE_MARGIN,
-                store.large_count,
-                grid.cells.for_kernels(),
-                grid.large_cells.for_kernels(),
-                out_particle,
-                out_box,
-            ),
-            near.particle,
-            near.box,
-        )
+        paths = tuple(getattr(particles, name)[:count] for name in ("pos", "prev", "radius", "kind"))
+        near.count, near.particle, near.box = near_boxes(store, grid, paths, near.particle, near.box)
+
+
+def moving_boxes(store: RigidStore) -> tuple[np.ndarray, ...]:
+    """The boxes' rows a contact with them moves or reads: positions, angles, velocities, spins,
+    inverse masses and inertias, half sizes and sleep flags, in the order the kernels take them."""
+    n = store.count
+    names = ("pos", "angle", "vel", "omega", "inv_mass", "inv_inertia", "half", "asleep")
+    return tuple(getattr(store, name)[:n] for name in names)
+
+
+def near_boxes(
+    store: RigidStore, grid: BoxGrid, paths: tuple[np.ndarray, ...], first: np.ndarray, second: np.ndarray
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """The (path, box) pairs ``list_near_boxes`` finds in ``grid`` for ``paths`` (starts, ends, radii
+    and kinds), ``PARTICLE_MARGIN`` apart, into ``first`` and ``second`` (grown to hold them all):
+    their count and the arrays."""
+    n = store.count
+    return fill_pairs(
+        lambda out_first, out_second: list_near_boxes(
+            *paths,
+            store.pos[:n],
+            store.angle[:n],
+            store.half[:n],
+            PARTICLE_MARGIN,
+            store.large_count,
+            grid.cells.for_kernels(),
+            grid.large_cells.for_kernels(),
+            out_first,
+            out_second,
+        ),
+        first,
+        second,
+    )
 
 
 class Bones:
@@ -124,75 +133,43 @@ class Bones:
         self.count = 0
         if not self.gather(stores):
             return
-        store = stores.rigid
-        n = store.count
+        particles = stores.particles
+        bone_bounds(particles.pos, particles.prev, self.heads, self.tails, self.low, self.high)
         # each bone as a path from its bounding box's lower corner to its upper one: the pairs whose
         # bounds meet, as for a particle's path
-        self.count, self.bone, self.box = fill_pairs(
-            lambda out_bone, out_box: list_near_boxes(
-                self.low,
-                self.high,
-                self.radius,
-                np.ones(len(self.heads), dtype=np.uint8),
-                store.pos[:n],
-                store.angle[:n],
-                store.half[:n],
-                PARTICLE_MARGIN,
-                store.large_count,
-                grid.cells.for_kernels(),
-                grid.large_cells.for_kernels(),
-                out_bone,
-                out_box,
-            ),
-            self.bone,
-            self.box,
-        )
+        paths = (self.low, self.high, self.radius, np.ones(len(self.heads), dtype=np.uint8))
+        self.count, self.bone, self.box = near_boxes(stores.rigid, grid, paths, self.bone, self.box)
 
     def gather(self, stores: Stores) -> bool:
         """The ragdolls' bones and braces (their stiff links: a torso's edges too) in one list, made
-        again only when the dolls or the particles change, and their bounds over the substep; whether
-        there are any."""
+        again only when the dolls or the particles change; whether there are any."""
         dolls = world.by_entity(Ragdoll)
         particles, distances = stores.particles, stores.distances
         links = [doll.constraints for _, doll in dolls]
         made_of = (particles.count, *((r.start, r.stop) for r in links))
         if made_of != self._made_of:
             self._made_of = made_of
-            empty = np.zeros(0, dtype=np.int64)
-            self.heads = np.concatenate(
-                [empty, *(distances.i[r.start : r.stop].astype(np.int64) for r in links)]
-            )
-            self.tails = np.concatenate(
-                [empty, *(distances.j[r.start : r.stop].astype(np.int64) for r in links)]
-            )
+            rows = np.concatenate([np.zeros(0, dtype=np.int64), *(np.arange(r.start, r.stop) for r in links)])
+            self.heads = distances.i[rows].astype(np.int64)
+            self.tails = distances.j[rows].astype(np.int64)
             self.radius = np.minimum(particles.radius[self.heads], particles.radius[self.tails])
             self.low = np.zeros((len(self.heads), 2))
             self.high = np.zeros((len(self.heads), 2))
-        if len(self.heads) == 0:
-            return False
-        bone_bounds(particles.pos, particles.prev, self.heads, self.tails, self.low, self.high)
-        return True
+        return len(self.heads) > 0
 
     def push(self, stores: Stores, dt: float) -> None:
         """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``)."""
         if self.count == 0:
             return
-        store, particles = stores.rigid, stores.particles
-        n, count = store.count, particles.count
+        particles = stores.particles
+        count = particles.count
         push_bones_out_of_boxes(
             particles.pos[:count],
             particles.inv_mass[:count],
             self.heads,
             self.tails,
             self.radius,
-            store.pos[:n],
-            store.angle[:n],
-            store.vel[:n],
-            store.omega[:n],
-            store.inv_mass[:n],
-            store.inv_inertia[:n],
-            store.half[:n],
-            store.asleep[:n],
+            *moving_boxes(stores.rigid),
             self.bone[: self.count],
             self.box[: self.count],
             dt,

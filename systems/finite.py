@@ -25,6 +25,14 @@ class NonFinite(ArithmeticError):
 
 def check_finite(system: str, frame: int) -> None:
     """Raise ``NonFinite`` if any particle position or box pose, velocity or spin is not finite."""
+    found = first_non_finite()
+    if found is not None:
+        what, row = found
+        raise NonFinite(f"frame {frame}: system {system!r} left a non-finite value in {what} (row {row})")
+
+
+def first_non_finite() -> tuple[str, int] | None:
+    """The first store array of the active world holding a NaN or an infinity, and its row, or None."""
     stores = world.stores()
     particles, rigid = stores.particles, stores.rigid
     arrays = {
@@ -38,5 +46,5 @@ def check_finite(system: str, frame: int) -> None:
     for what, values in arrays.items():
         bad = ~np.isfinite(values)
         if bad.any():
-            row = int(np.argwhere(bad)[0][0])
-            raise NonFinite(f"frame {frame}: system {system!r} left a non-finite value in {what} (row {row})")
+            return what, int(np.argwhere(bad)[0][0])
+    return None

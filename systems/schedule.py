@@ -498,17 +498,17 @@ def _check_after_custom(custom: set[str], frame: int) -> None:
     built-in systems never leave a NaN (their fuzz tests hold them to it), so one there is a custom
     system's. One pass over the stores a frame; ``WEFT_CHECK_FINITE=1`` checks after every system and
     names which left it."""
-    try:
-        finite.check_finite("", frame)
-    except finite.NonFinite as error:
-        names = ", ".join(repr(name) for name in sorted(custom))
-        where = str(error).split(" in ", 1)[-1]
-        if len(custom) == 1:
-            which, hint = f"system {names}", ""
-        else:
-            which, hint = f"one of the custom systems {names}", " (WEFT_CHECK_FINITE=1 names which)"
-        message = f"frame {frame}: {which} left a NaN or an infinity in {where}{hint}"
-        raise SystemFailed(", ".join(sorted(custom)), message) from None
+    found = finite.first_non_finite()
+    if found is None:
+        return
+    what, row = found
+    names = ", ".join(repr(name) for name in sorted(custom))
+    if len(custom) == 1:
+        which, hint = f"system {names}", ""
+    else:
+        which, hint = f"one of the custom systems {names}", " (WEFT_CHECK_FINITE=1 names which)"
+    message = f"frame {frame}: {which} left a NaN or an infinity in {what} (row {row}){hint}"
+    raise SystemFailed(", ".join(sorted(custom)), message)
 
 
 def _busy(systems: list[System], step: Step) -> list[System]:

@@ -136,11 +136,9 @@ def test_a_circle_across_a_bones_middle_is_pushed_off_it_and_the_bone_off_it_by_
     masses = np.array([1.0, 1.0, 1.0, 1.0])
     kind = np.array([2, 2, CIRCLE, CIRCLE], dtype=np.uint8)
     owner = np.array([1, 1, 2, 1])
-    bounds = (np.array([[0.0, 0.0]]), np.array([[100.0, 0.0]]))
-    pushed = push_bones_off_circles(
-        pos, 1.0 / masses, np.array([5.0, 5.0, 10.0, 10.0]), kind, owner,
-        np.array([0]), np.array([1]), np.array([5.0]), *bounds, 2.0,
-    )  # fmt: skip
+    radii = np.array([5.0, 5.0, 10.0, 10.0])
+    bone = (np.array([0]), np.array([1]), np.array([5.0]))  # head, tail, radius
+    pushed = push_bones_off_circles(pos, 1.0 / masses, radii, kind, owner, *bone)
     assert pushed == 1
     np.testing.assert_allclose((pos - before).sum(axis=0), 0.0, atol=1e-12)  # no momentum made
     t = 0.25

@@ -35,29 +35,26 @@ def push_bones_off_circles(
     heads: npt.NDArray[np.int64],
     tails: npt.NDArray[np.int64],
     bone_radius: npt.NDArray[np.float64],
-    low: npt.NDArray[np.float64],
-    high: npt.NDArray[np.float64],
-    margin: float,
 ) -> int:
-    """One pass: every circle (``kind`` ``CIRCLE``, of another body than the bone's) within a bone's
-    bounds (``low``, ``high``, grown by the two radii and ``margin``) pushed off it and the bone
-    off it; returns how many were."""
+    """One pass: every circle (``kind`` ``CIRCLE``, of another body than the bone's) that reaches a
+    bone pushed off it and the bone off it; returns how many were. A bone's bounds, from its ends as
+    they are, keep the far circles to four comparisons each."""
     pushed = 0
     for b in range(heads.shape[0]):
         a, c = heads[b], tails[b]
         doll = owner[a]
         r = bone_radius[b]
+        ax, ay = pos[a, 0], pos[a, 1]
+        x0, x1 = min(ax, pos[c, 0]), max(ax, pos[c, 0])
+        y0, y1 = min(ay, pos[c, 1]), max(ay, pos[c, 1])
         for k in range(pos.shape[0]):
             if kind[k] != CIRCLE or owner[k] == doll:
                 continue
             reach = radius[k] + r
             x, y = pos[k, 0], pos[k, 1]
-            grown = reach + margin
-            if x < low[b, 0] - grown or x > high[b, 0] + grown:
+            if x < x0 - reach or x > x1 + reach or y < y0 - reach or y > y1 + reach:
                 continue
-            if y < low[b, 1] - grown or y > high[b, 1] + grown:
-                continue
-            ax, ay = pos[a, 0], pos[a, 1]
+            ax, ay = pos[a, 0], pos[a, 1]  # moved by the circle before
             ex, ey = pos[c, 0] - ax, pos[c, 1] - ay
             length2 = ex * ex + ey * ey
             if length2 < 1e-18:

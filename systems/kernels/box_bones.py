@@ -23,6 +23,7 @@ a box comes out by its shorter side.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
@@ -57,6 +58,7 @@ def push_bones_out_of_boxes(
     """One pass over the listed (bone, box) pairs: each bone that overlaps its box is moved out along
     the axis of least overlap, and an awake movable box is pushed back (a sleeping one holds still).
     Bones run from particle ``heads[k]`` to ``tails[k]``, ``bone_radius[k]`` thick each side."""
+    box = (box_pos, box_angle, box_vel, box_omega, box_inv_mass, box_inv_inertia)
     for p in range(pair_bone.shape[0]):
         k = pair_bone[p]
         j = pair_box[p]
@@ -107,8 +109,7 @@ def push_bones_out_of_boxes(
             qx = hx if sign * nx > 0.0 else -hx
             qy = hy if sign * ny > 0.0 else -hy
             t = min(max(((qx - ax) * ex + (qy - ay) * ey) / (length * length), 0.0), 1.0)
-            _push_point(pos, inv_mass, a, b, t, depth, sign * nx, sign * ny, qx, qy, c, s, j, moves,
-                        box_pos, box_angle, box_vel, box_omega, box_inv_mass, box_inv_inertia, h)  # fmt: skip
+            _push_point(pos, inv_mass, a, b, t, depth, sign * nx, sign * ny, qx, qy, c, s, box, j, moves, h)
             continue
         # a face: the bone within the box's extent across the face (clipped to it), each end of that
         # piece pushed as far as it is in
@@ -127,8 +128,7 @@ def push_bones_out_of_boxes(
                 continue
             qx = sign * face if axis == 0 else min(max(px, -hx), hx)
             qy = sign * face if axis == 1 else min(max(py, -hy), hy)
-            _push_point(pos, inv_mass, a, b, t, inside, ux, uy, qx, qy, c, s, j, moves,
-                        box_pos, box_angle, box_vel, box_omega, box_inv_mass, box_inv_inertia, h)  # fmt: skip
+            _push_point(pos, inv_mass, a, b, t, inside, ux, uy, qx, qy, c, s, box, j, moves, h)
 
 
 @numba.njit(cache=True)
@@ -180,18 +180,14 @@ def _push_point(
     qy: float,
     c: float,
     s: float,
+    box: tuple[Any, ...],
     j: int,
     moves: bool,
-    box_pos: npt.NDArray[np.float64],
-    box_angle: npt.NDArray[np.float64],
-    box_vel: npt.NDArray[np.float64],
-    box_omega: npt.NDArray[np.float64],
-    box_inv_mass: npt.NDArray[np.float64],
-    box_inv_inertia: npt.NDArray[np.float64],
     h: float,
 ) -> None:
     """Move the bone's point at ``t`` out by ``depth`` along the box-frame normal ``(lnx, lny)``,
-    shared with box ``j`` (touched at its box-frame point ``q``) by inverse mass when it ``moves``."""
+    shared with box ``j`` (touched at its box-frame point ``q``) by inverse mass when it ``moves``
+    (``box``: the boxes' positions, angles, velocities, spins, inverse masses and inertias)."""
     nx = c * lnx - s * lny
     ny = s * lnx + c * lny
     rx = c * qx - s * qy
@@ -200,7 +196,7 @@ def _push_point(
     wb = t * inv_mass[b]
     w = (1.0 - t) * wa + t * wb
     turn = rx * ny - ry * nx
-    w_box = box_inv_mass[j] + box_inv_inertia[j] * turn * turn if moves else 0.0
+    w_box = box[4][j] + box[5][j] * turn * turn if moves else 0.0
     if w + w_box == 0.0:
         return
     share = depth / (w + w_box)
@@ -209,5 +205,4 @@ def _push_point(
     pos[b, 0] += wb * share * nx
     pos[b, 1] += wb * share * ny
     if moves:
-        shift_box(j, -share * nx, -share * ny, rx, ry, box_pos, box_angle, box_vel, box_omega,
-                   box_inv_mass, box_inv_inertia, h)  # fmt: skip
+        shift_box(j, -share * nx, -share * ny, rx, ry, *box, h)
