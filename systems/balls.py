@@ -118,7 +118,7 @@ class PourSystem(System):
             if count == 0:
                 continue
             low, high = pour.sizes
-            centers, radii = free_spots(pour, stores, count, low, high)
+            centers, radii = free_spots(pour, stores, count, low, high, world.settings().bounds)
             if len(radii):
                 velocity = np.column_stack([np.zeros(len(radii)), np.full(len(radii), -POUR_SPEED * step.dt)])
                 add_circles(stores, poured_set(stores), centers, radii, velocity)
@@ -135,15 +135,19 @@ ATTEMPTS = 6
 
 
 def free_spots(
-    pour: Pour, stores: Stores, count: int, low: float, high: float
+    pour: Pour, stores: Stores, count: int, low: float, high: float, bounds: tuple[float, float, float, float]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Up to ``count`` new circles near the cursor that overlap nothing: centres ``(k, 2)``, radii ``(k,)``.
+    """Up to ``count`` new circles near the cursor that overlap nothing and lie inside ``bounds``
+    (left, bottom, right, top): centres ``(k, 2)``, radii ``(k,)``.
 
     A circle born inside another would be pushed out within one substep,
     and Verlet would turn that push into a violent speed: the stream would
     spray. So each new circle takes the first free spot of a few tries,
-    and the spout stays quiet while the pile below reaches it.
+    and the spout stays quiet while the pile below reaches it. So it does
+    with the cursor outside the world (dragged off the window): circles
+    born there were put inside the walls, a stream out of the corner.
     """
+    left, bottom, right, top = bounds
     particles = stores.particles
     n = particles.count
     cx, cy = pour.at
@@ -161,6 +165,10 @@ def free_spots(
             angle = pour.rng.uniform(0.0, 2.0 * math.pi)
             distance = reach * math.sqrt(pour.rng.uniform())
             spot = np.array([cx + distance * math.cos(angle), cy + distance * math.sin(angle)])
+            if not (
+                left + radius <= spot[0] <= right - radius and bottom + radius <= spot[1] <= top - radius
+            ):
+                continue
             others = np.concatenate(taken_pos)
             gaps = np.linalg.norm(others - spot, axis=1) - np.concatenate(taken_radius) - radius
             if not len(gaps) or gaps.min() >= 0.0:

@@ -9,6 +9,7 @@ from weft.components import BoxGrid, Ragdoll, RigidStore, Stores
 from weft.systems import world
 from weft.systems.box_pairs import bin_grid, fill_pairs
 from weft.systems.kernels.box_bones import bone_bounds, push_bones_out_of_boxes
+from weft.systems.kernels.box_braces import brace_boxes
 from weft.systems.kernels.box_particles import list_near_boxes, push_out_of_boxes, sweep_into_boxes
 from weft.systems.schedule import Step, System
 
@@ -30,6 +31,7 @@ class BoxParticleSystem(System):
     def __init__(self) -> None:
         self._grid = BoxGrid()
         self._bones = Bones()
+        self._braced = np.zeros(0, dtype=np.int64)
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -42,10 +44,31 @@ class BoxParticleSystem(System):
         if step.iteration == 0:
             self._list(stores)
             self._bones.list(stores, self._grid)
+            self._brace(stores)
         if near.count:
             self._push_particles(stores, step)
         if step.iteration == step.iterations - 1:
-            self._bones.push(stores, step.dt)  # once a substep: they only need to stay on one side
+            self._bones.push(stores, step.dt, self._braced)  # once a substep: to stay on one side
+
+    def _brace(self, stores: Stores) -> None:
+        """Which way each box is braced (``brace_boxes``), from the box step just run, for the
+        particles and bones listed near boxes."""
+        store, contacts = stores.rigid, stores.contacts
+        n, found = store.count, contacts.count
+        if len(self._braced) < n:
+            self._braced = np.zeros(store.pos.shape[0], dtype=np.int64)
+        if found == 0 or stores.near_boxes.count + self._bones.count == 0:
+            self._braced[:n] = 0
+            return
+        brace_boxes(
+            contacts.a[:found],
+            contacts.b[:found],
+            contacts.normal[:found],
+            contacts.gap[:found],
+            store.inv_mass[:n],
+            store.asleep[:n],
+            self._braced[:n],
+        )
 
     def _push_particles(self, stores: Stores, step: Step) -> None:
         """Sweep (the first iteration) and push the listed particles out of their boxes."""
@@ -65,7 +88,7 @@ class BoxParticleSystem(System):
         )
         if step.iteration == 0:
             sweep_into_boxes(*pairs)  # once a substep, before the first push: what moved fast stops
-        push_out_of_boxes(*pairs, store.friction[:n], WAKE_SPEED)
+        push_out_of_boxes(*pairs, store.friction[:n], WAKE_SPEED, self._braced[:n])
 
     def _list(self, stores: Stores) -> None:
         """List the (particle, box) pairs near enough to touch during this substep."""
@@ -157,8 +180,9 @@ class Bones:
             self.high = np.zeros((len(self.heads), 2))
         return len(self.heads) > 0
 
-    def push(self, stores: Stores, dt: float) -> None:
-        """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``)."""
+    def push(self, stores: Stores, dt: float, braced: np.ndarray) -> None:
+        """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``), the ways
+        each box is ``braced`` held against held bones."""
         if self.count == 0:
             return
         particles = stores.particles
@@ -173,4 +197,6 @@ class Bones:
             self.bone[: self.count],
             self.box[: self.count],
             dt,
+            stores.rigid.friction[: stores.rigid.count],
+            braced[: stores.rigid.count],
         )

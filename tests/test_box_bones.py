@@ -20,9 +20,9 @@ RAMP = ((430.0, 260.0), (150.0, 12.0), math.radians(-18.0))
 """levels/ragdoll.toml's ramp: centre, half extents, angle."""
 
 
-def push(ends, masses, radius, box_inv_mass=0.0, angle=0.0, half=(50.0, 10.0), passes=1):
-    """Push one bone (``ends``: head and tail) out of one box at the origin; the ends and the box's
-    position and velocity after."""
+def push(ends, masses, radius, box_inv_mass=0.0, angle=0.0, half=(50.0, 10.0), passes=1, braced=0):
+    """Push one bone (``ends``: head and tail) out of one box at the origin (``braced``: its brace
+    sectors' mask, ``box_braces``); the ends and the box's position and velocity after."""
     pos = np.array(ends, dtype=np.float64)
     box = (
         np.zeros((1, 2)),
@@ -37,7 +37,7 @@ def push(ends, masses, radius, box_inv_mass=0.0, angle=0.0, half=(50.0, 10.0), p
     for _ in range(passes):
         push_bones_out_of_boxes(
             pos, np.array(masses, dtype=np.float64), np.array([0]), np.array([1]), np.array([radius]),
-            *box, np.array([0]), np.array([0]), 1 / 360,
+            *box, np.array([0]), np.array([0]), 1 / 360, np.array([0.6]), np.array([braced], dtype=np.int64),
         )  # fmt: skip
     return pos, box[0][0], box[2][0]
 

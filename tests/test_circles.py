@@ -231,6 +231,43 @@ def test_with_friction_a_poured_heap_keeps_a_slope_without_it_spreads_flat() -> 
     assert heap > 2.0 * flat  # measured flat at under 10 degrees
 
 
+def test_a_pour_dragged_off_the_world_stops_pouring_and_at_a_wall_pours_only_inside_it() -> None:
+    # before: the cursor dragged off the window went on pouring, its circles put inside the walls: a
+    # stream out of the corner
+    from weft.game.session import Session
+
+    sim = simulate(
+        """
+        [tools]
+        available = ["pour"]
+        start = "pour"
+        sizes = [4, 6]
+        pour_rate = 3
+        """
+    )
+    session = Session(sim)
+    session.queue({"type": "mouse_press", "x": 640.0, "y": 450.0, "button": "left"})
+    session.run(10)
+    poured = sim.stores.particles.circles
+    assert poured >= 10  # 3 a frame, fewer where the first ones still fill the spout
+    _, _, right, top = sim.settings.bounds
+    away = (right + 200.0, top + 200.0)
+    session.queue(
+        {"type": "mouse_drag", "x": away[0], "y": away[1], "dx": 0.0, "dy": 0.0, "buttons": ["left"]}
+    )
+    session.run(30)
+    assert sim.stores.particles.circles == poured
+    # at the right wall, only the spots inside it: every new circle whole inside the world
+    session.queue(
+        {"type": "mouse_drag", "x": right - 2.0, "y": 450.0, "dx": 0.0, "dy": 0.0, "buttons": ["left"]}
+    )
+    session.advance()
+    particles = sim.stores.particles
+    new = slice(poured, particles.count)
+    assert particles.count > poured
+    assert np.all(particles.pos[new, 0] + particles.radius[new] <= right + 1e-9)
+
+
 def test_the_same_pour_and_explosion_script_gives_the_same_state_twice() -> None:
     from weft.game.session import Session
     from weft.game.simulation import Simulation

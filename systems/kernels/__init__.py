@@ -106,6 +106,7 @@ try:
         bounds,
         box_batches,
         box_bones,
+        box_braces,
         box_contact_solver,
         box_contacts,
         box_grid,

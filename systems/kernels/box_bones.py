@@ -17,7 +17,9 @@ at ``t`` along the bone, moved as a point on a segment (PBD, Müller et al.
 2007): with ``w = (1 - t)² w_a + t² w_b``, a depth ``D`` shared with the box
 as ``λ = D / (w + w_box)``, the ends move ``(1 - t) w_a λ n`` and
 ``t w_b λ n``, so the point moves ``w λ n``. A bone already threaded through
-a box comes out by its shorter side.
+a box comes out by its shorter side. A box braced against the push
+(``box_braces``) slides along its brace, or holds as a fixed one, and then
+the bone alone moves out, a pinned end (a held joint) as if it were free.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.box_particles import shift_box
+from weft.systems.kernels.box_braces import FREE, HELD, SLIDES, brace_push
+from weft.systems.kernels.box_particles import shift_box, slide_box
 from weft.systems.kernels.jit import INNER
 
 SHORTEST_BONE = 1e-9
@@ -54,10 +57,13 @@ def push_bones_out_of_boxes(
     pair_bone: npt.NDArray[np.int64],
     pair_box: npt.NDArray[np.int64],
     h: float,
+    box_friction: npt.NDArray[np.float64],
+    braced: npt.NDArray[np.int64],
 ) -> None:
     """One pass over the listed (bone, box) pairs: each bone that overlaps its box is moved out along
-    the axis of least overlap, and an awake movable box is pushed back (a sleeping one holds still).
-    Bones run from particle ``heads[k]`` to ``tails[k]``, ``bone_radius[k]`` thick each side."""
+    the axis of least overlap, and an awake movable box is pushed back (a sleeping one holds still;
+    one ``braced`` against the push slides along its brace or holds, by its ``box_friction``). Bones
+    run from particle ``heads[k]`` to ``tails[k]``, ``bone_radius[k]`` thick each side."""
     box = (box_pos, box_angle, box_vel, box_omega, box_inv_mass, box_inv_inertia)
     for p in range(pair_bone.shape[0]):
         k = pair_bone[p]
@@ -104,12 +110,17 @@ def push_bones_out_of_boxes(
         if axis < 0:
             continue
         moves = not asleep[j] and box_inv_mass[j] > 0.0
+        # the ways it is braced (box_braces)
+        mask = braced[j] if moves else 0
         if axis == 2:
             # a corner of the box in the bone's side: the one farthest along the push
             qx = hx if sign * nx > 0.0 else -hx
             qy = hy if sign * ny > 0.0 else -hy
             t = min(max(((qx - ax) * ex + (qy - ay) * ey) / (length * length), 0.0), 1.0)
-            _push_point(pos, inv_mass, a, b, t, depth, sign * nx, sign * ny, qx, qy, c, s, box, j, moves, h)
+            _push_point(
+                pos, inv_mass, a, b, t, depth, sign * nx, sign * ny, qx, qy, c, s, box, j, moves, mask,
+                box_friction[j], h,
+            )  # fmt: skip
             continue
         # a face: the bone within the box's extent across the face (clipped to it), each end of that
         # piece pushed as far as it is in
@@ -128,7 +139,9 @@ def push_bones_out_of_boxes(
                 continue
             qx = sign * face if axis == 0 else min(max(px, -hx), hx)
             qy = sign * face if axis == 1 else min(max(py, -hy), hy)
-            _push_point(pos, inv_mass, a, b, t, inside, ux, uy, qx, qy, c, s, box, j, moves, h)
+            _push_point(
+                pos, inv_mass, a, b, t, inside, ux, uy, qx, qy, c, s, box, j, moves, mask, box_friction[j], h
+            )
 
 
 @numba.njit(cache=True)
@@ -183,20 +196,37 @@ def _push_point(
     box: tuple[Any, ...],
     j: int,
     moves: bool,
+    braced: int,
+    friction: float,
     h: float,
 ) -> None:
     """Move the bone's point at ``t`` out by ``depth`` along the box-frame normal ``(lnx, lny)``,
     shared with box ``j`` (touched at its box-frame point ``q``) by inverse mass when it ``moves``
-    (``box``: the boxes' positions, angles, velocities, spins, inverse masses and inertias)."""
+    (``box``: the boxes' positions, angles, velocities, spins, inverse masses and inertias). Where
+    it is ``braced`` against the push (its mask; ``friction``, its own), it slides along its brace
+    without turning, or holds: then the bone alone moves, a pinned end as a free joint (inverse
+    mass 1)."""
     nx = c * lnx - s * lny
     ny = s * lnx + c * lny
     rx = c * qx - s * qy
     ry = s * qx + c * qy
-    wa = (1.0 - t) * inv_mass[a]
-    wb = t * inv_mass[b]
+    weight_a = inv_mass[a]
+    weight_b = inv_mass[b]
+    hold, ux, uy = FREE, 0.0, 0.0
+    if moves and braced:
+        hold, ux, uy = brace_push(braced, nx, ny, friction)
+    if hold == HELD:
+        weight_a = weight_a if weight_a > 0.0 else 1.0
+        weight_b = weight_b if weight_b > 0.0 else 1.0
+    wa = (1.0 - t) * weight_a
+    wb = t * weight_b
     w = (1.0 - t) * wa + t * wb
     turn = rx * ny - ry * nx
-    w_box = box[4][j] + box[5][j] * turn * turn if moves else 0.0
+    un = ux * nx + uy * ny
+    if hold == FREE:
+        w_box = box[4][j] + box[5][j] * turn * turn if moves else 0.0
+    else:
+        w_box = box[4][j] * un * un if hold == SLIDES else 0.0
     if w + w_box == 0.0:
         return
     share = depth / (w + w_box)
@@ -204,5 +234,7 @@ def _push_point(
     pos[a, 1] += wa * share * ny
     pos[b, 0] += wb * share * nx
     pos[b, 1] += wb * share * ny
-    if moves:
+    if hold == SLIDES:
+        slide_box(j, -box[4][j] * share * un, ux, uy, box[0], box[2], h)
+    elif hold == FREE and moves:
         shift_box(j, -share * nx, -share * ny, rx, ry, *box, h)

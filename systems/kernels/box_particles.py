@@ -16,6 +16,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.box_braces import FREE, HELD, SLIDES, brace_push
 from weft.systems.kernels.box_grid import Grid, extent, window_cell
 from weft.systems.kernels.box_sleep import wake_island
 from weft.systems.kernels.jit import INNER
@@ -217,12 +218,16 @@ def push_out_of_boxes(
     h: float,
     box_friction: npt.NDArray[np.float64],
     wake_speed: float,
+    braced: npt.NDArray[np.int64],
 ) -> None:
     """One pass over the listed pairs: push each overlapping particle out of its box, and the box back.
     (The arguments up to ``h`` are ``sweep_into_boxes``'s.)
 
     A sleeping box holds still like a fixed one, unless the particle comes
-    at it faster than ``wake_speed`` px/s: then its island wakes.
+    at it faster than ``wake_speed`` px/s: then its island wakes. A box
+    ``braced`` against the push (``box_braces``) slides along its brace, or
+    holds as a fixed one, and then the particle alone is pushed out, a
+    pinned one (a held point) as if it were free.
     """
     for p in range(pair_particle.shape[0]):
         k = pair_particle[p]
@@ -274,14 +279,28 @@ def push_out_of_boxes(
             if approach > wake_speed:
                 wake_island(j, asleep, island, sleep_time)
         moves = not asleep[j] and box_inv_mass[j] > 0.0
+        hold, ux, uy = FREE, 0.0, 0.0
+        if moves and braced[j]:
+            hold, ux, uy = brace_push(braced[j], nx, ny, box_friction[j])
+        if hold != FREE:
+            # braced (box_braces): the box slides along its brace without turning, or holds, and a
+            # pinned particle is then pushed out as if free
+            moves = False
+            if hold == HELD:
+                wp = wp if wp > 0.0 else 1.0
         turn = rx * ny - ry * nx
         wb = box_inv_mass[j] + box_inv_inertia[j] * turn * turn if moves else 0.0
+        un = ux * nx + uy * ny
+        if hold == SLIDES:
+            wb = box_inv_mass[j] * un * un
         if wp + wb == 0.0:
             continue
         share = depth / (wp + wb)
         pos[k, 0] += wp * share * nx
         pos[k, 1] += wp * share * ny
-        if moves:
+        if hold == SLIDES:
+            slide_box(j, -box_inv_mass[j] * share * un, ux, uy, box_pos, box_vel, h)
+        elif moves:
             shift_box(
                 j,
                 -share * nx,
@@ -309,6 +328,8 @@ def push_out_of_boxes(
         keep = 1.0 if slide <= limit else limit / slide
         turn_t = (rx * ty - ry * tx) / slide
         wbt = box_inv_mass[j] + box_inv_inertia[j] * turn_t * turn_t if moves else 0.0
+        if wp + wbt == 0.0:  # a pinned particle sliding a braced box: neither gives
+            continue
         undo = keep / (wp + wbt)
         pos[k, 0] -= wp * undo * tx
         pos[k, 1] -= wp * undo * ty
@@ -327,6 +348,24 @@ def push_out_of_boxes(
                 box_inv_inertia,
                 h,
             )
+
+
+@numba.njit(cache=True, inline="always")
+def slide_box(
+    j: int,
+    distance: float,
+    ux: float,
+    uy: float,
+    box_pos: npt.NDArray[np.float64],
+    box_vel: npt.NDArray[np.float64],
+    h: float,
+) -> None:
+    """Move box j ``distance`` px along the unit ``(ux, uy)`` without turning it; the move becomes
+    velocity too."""
+    box_pos[j, 0] += distance * ux
+    box_pos[j, 1] += distance * uy
+    box_vel[j, 0] += distance * ux / h
+    box_vel[j, 1] += distance * uy / h
 
 
 @numba.njit(cache=True, **INNER)

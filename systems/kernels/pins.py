@@ -46,6 +46,8 @@ def place_pins(
     ``start + (goal - start) * t_after`` and ``prev`` to the same line at
     ``t_before``, so a grabbed point moves in even steps across the
     substeps and carries its velocity, at most the pin's speed, when let go.
+    A particle pushed off that line since the last substep keeps the
+    offset for the rest of the frame.
     Shapes: ``pos``, ``prev`` ``(N, 2)``; ``radius`` ``(N,)``; ``index``,
     ``speed`` ``(P,)``; ``start``, ``anchor`` ``(P, 2)``.
     """
@@ -64,7 +66,12 @@ def place_pins(
         if distance > reach:
             dx *= reach / distance
             dy *= reach / distance
-        prev[k, 0] = start[p, 0] + dx * t_before
-        prev[k, 1] = start[p, 1] + dy * t_before
-        pos[k, 0] = start[p, 0] + dx * t_after
-        pos[k, 1] = start[p, 1] + dy * t_after
+        # how far the particle was pushed off its line since the last substep (only a box braced
+        # against it pushes a pinned particle: box_braces); it goes on from there, so a hand pressed
+        # into a crate enters it a step a substep, never past its middle in one
+        off_x = 0.0 if first_substep else pos[k, 0] - (start[p, 0] + dx * t_before)
+        off_y = 0.0 if first_substep else pos[k, 1] - (start[p, 1] + dy * t_before)
+        prev[k, 0] = start[p, 0] + dx * t_before + off_x
+        prev[k, 1] = start[p, 1] + dy * t_before + off_y
+        pos[k, 0] = start[p, 0] + dx * t_after + off_x
+        pos[k, 1] = start[p, 1] + dy * t_after + off_y
