@@ -145,7 +145,7 @@ def sector(dx: float, dy: float) -> int:
     return SECTORS // 2 - q if dy >= 0.0 else SECTORS // 2 + q
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def brace_push(mask: int, nx: float, ny: float, friction: float) -> tuple[int, float, float]:
     """How a box braced as ``mask``, of ``friction``, takes a push along ``-(nx, ny)`` (``n``: from
     the box to what pushes it, a unit vector): ``FREE``, ``SLIDES`` along the unit ``(ux, uy)``, or
