@@ -457,6 +457,21 @@ def test_every_broken_object_is_reported_at_once(tmp_path: Path) -> None:
     assert len(lines) == 4
 
 
+def test_a_pin_on_a_refused_cloth_adds_no_line_of_its_own(tmp_path: Path) -> None:
+    # before: the cloth's line, then the pin's "outside every cloth", which it was not; a pin off every
+    # cloth is still reported
+    cloth = shape(1, "cloth", 100, 100, 200, 100, properties={"spacing": 0.0})
+    turned = shape(2, "cloth", 500, 100, 200, 100, rotation=30.0)
+    pins = [shape(3, "pin", 150, 150, point=True), shape(4, "pin", 560, 180, point=True)]  # on each
+    off = shape(5, "pin", 900, 600, point=True)
+    lines = problems_of(tmp_path, tiled_map([cloth, turned, *pins, off]))
+    assert [line.split(": ", 2)[1] for line in lines] == [
+        "object 1 (cloth)",
+        "object 2 (cloth)",
+        "object 5 (pin)",
+    ]
+
+
 def test_broken_map_files_are_one_line_each(tmp_path: Path) -> None:
     label = tmp_path / "map.tmj"
     assert problems_of(tmp_path, '{"width": 3,\n "height": }') == [

@@ -89,11 +89,13 @@ class MapReader:
         objects = self._objects(self.map.layers, (0.0, 0.0))
         for obj in objects:
             self.names[obj.shape.name] = self.names.get(obj.shape.name, 0) + 1
-        sheets = {obj.shape.id: self._cloth(obj) for obj in objects if obj.tiled_class.name == "cloth"}
+        cloths = [obj for obj in objects if obj.tiled_class.name == "cloth"]
+        sheets = {obj.shape.id: self._cloth(obj) for obj in cloths}
+        refused = [obj for obj in cloths if sheets[obj.shape.id] is None]
         for obj in objects:
             kind = obj.tiled_class.name
             if kind == "pin":
-                self._pin(obj, sheets)
+                self._pin(obj, sheets, refused)
             elif kind == "emitter":
                 self._emitter(obj)
             elif kind == "box":
@@ -211,6 +213,16 @@ class MapReader:
         y = obj.shape.coordinates.y + obj.offset[1] + local_x * sin + local_y * cos
         return (x, y)
 
+    def _covers(self, obj: MapObject, x: float, y: float) -> bool:
+        """Whether map point (x, y) lies in ``obj``'s rectangle, turned as the object is."""
+        turn = math.radians(obj.shape.rotation)
+        dx = x - (obj.shape.coordinates.x + obj.offset[0])
+        dy = y - (obj.shape.coordinates.y + obj.offset[1])
+        local_x = dx * math.cos(turn) + dy * math.sin(turn)
+        local_y = -dx * math.sin(turn) + dy * math.cos(turn)
+        width, height = obj.shape.size
+        return 0.0 <= local_x <= width and 0.0 <= local_y <= height
+
     # -- bodies -------------------------------------------------------------
 
     def _cloth(self, obj: MapObject) -> Sheet | None:
@@ -261,7 +273,10 @@ class MapReader:
         self._add("cloth", entry, Origin(obj.where, keys))
         return Sheet(entry, obj, left, top, spacing, counts["cols"], counts["rows"], layout)
 
-    def _pin(self, obj: MapObject, sheets: dict[int, Sheet | None]) -> None:
+    def _pin(self, obj: MapObject, sheets: dict[int, Sheet | None], refused: list[MapObject]) -> None:
+        """A pin object: a point of the cloth it names, or of the one it lies on (nothing more is said
+        of one on a cloth ``refused`` for problems of its own: it was outside every cloth only as a
+        follow-on)."""
         props = self._properties(obj)
         if props is None:
             return
@@ -287,6 +302,8 @@ class MapReader:
                 for col, row, distance in [_nearest_point(sheet, x, y)]
             ]
             if not near:
+                if any(self._covers(cloth, x, y) for cloth in refused):
+                    return  # the cloth has problems of its own
                 self._problem(
                     obj.where,
                     ("position",),
