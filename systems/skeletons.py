@@ -42,6 +42,11 @@ limits and limb limits pull on the same joints, a dozen or more (8 left it 0.09 
 LIMIT_SETTLED = 1e-4
 """rad: a sweep that found no joint further out than this ends them."""
 
+LIMIT_RUNAWAY = 10.0
+"""px: a sweep that moves a joint farther than this, and farther than the sweep before, is undone and
+ends them: they are not converging. Converging sweeps move joints less each time, 1.5 px at most in a whirl
+(their moves may grow a little from one sweep to the next while they are tiny)."""
+
 
 class BoneError(ValueError):
     """A bone that cannot be built as given; ``bone`` is its name."""
@@ -269,13 +274,24 @@ class JointLimitSystem(System):
         for _, doll in ragdolls:
             if not len(doll.a):
                 continue
-            # joints share particles, so righting one can push a neighbour out: sweep until all hold
+            # joints share particles, so righting one can push a neighbour out: sweep until all hold,
+            # or until a sweep moves the doll farther than the one before, and far (limits the pins
+            # and links leave unmeetable for now: such sweeps moved the pelvis farther each time,
+            # 78 px, 159, 213, ... 51 000, and the doll was flung from corner to corner)
+            joints = slice(doll.particles.start, doll.particles.stop)
+            before, moved = particles.pos[joints].copy(), math.inf
             for _ in range(LIMIT_SWEEPS):
                 worst = limit_joint_angles(
                     particles.pos[:n], particles.inv_mass[:n], doll.a, doll.b, doll.c, doll.low, doll.high
                 )
                 if worst < LIMIT_SETTLED:
                     break
+                now = particles.pos[joints].copy()
+                move = float(np.abs(now - before).max())
+                if move > moved and move > LIMIT_RUNAWAY:
+                    particles.pos[joints] = before  # that sweep undone: it only ran further away
+                    break
+                before, moved = now, move
 
 
 class SkinSystem(System):
