@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from support.skins import drag, line
 
+from weft.components import RigidStore
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
@@ -160,15 +161,19 @@ def test_a_held_ball_pushes_a_crate_along_the_floor_but_not_into_the_wall(crates
     assert store.pos[stack[0], 0] < before - 100.0
 
 
+def doll_and_crates(frames: int) -> tuple[Session, RigidStore, np.ndarray]:
+    """The rag doll level run ``frames`` frames (the doll fallen by the crates): the session, the boxes'
+    store and the crates' rows."""
+    session = Session(Simulation.load(LEVELS_DIR / "ragdoll.toml"))
+    session.run(frames)
+    return session, session.sim.stores.rigid, session.sim.indices("crates")
+
+
 def test_a_rag_doll_held_by_the_pelvis_and_pressed_on_the_crates_leaves_them_on_the_floor() -> None:
     # where it was found: the pelvis (a stiff torso below it) pressed down on the crates pressed one
     # 55 px into the floor, where it stayed until the release
-    session = Session(Simulation.load(LEVELS_DIR / "ragdoll.toml"))
-    session.run(90)
-    sim = session.sim
-    store = sim.stores.rigid
-    rows = sim.indices("crates")
-    pelvis = tuple(sim.positions("doll")[0])
+    session, store, rows = doll_and_crates(90)
+    pelvis = tuple(session.sim.positions("doll")[0])
     path = line(pelvis, (760.0, 250.0), 20) + line((760.0, 250.0), (760.0, -100.0), 20)
     deepest = lead(session, pelvis, path, lambda: lowest_corners(store, rows).min())
     # a crate the doll tips rocks on its corner by a px or two (2.6 at worst here), as the box
@@ -195,11 +200,8 @@ def test_a_doll_held_by_the_knee_and_whirled_among_the_crates_never_flies_apart(
     # found by random drags: held by the knee and dragged down among the crates at 1700 px/s, the
     # joint limits could not all be met, and their sweeps moved the pelvis farther each time (78 px,
     # 159, ... 51 000): the doll was flung from corner to corner and the crates at 20 000 px/s
-    session = Session(Simulation.load(LEVELS_DIR / "ragdoll.toml"))
-    session.run(120)
+    session, store, crates = doll_and_crates(120)
     sim = session.sim
-    store = sim.stores.rigid
-    crates = sim.indices("crates")
     x, y = (float(v) for v in sim.positions("doll")[12])  # knee_r
     session.queue({"type": "mouse_press", "x": x, "y": y, "button": "left"})
     joints = sim.positions("doll")

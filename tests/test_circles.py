@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pymunk
@@ -12,6 +13,9 @@ from support.worlds import BLAST_PILE, blast_pile, simulate
 
 from weft.components import Broadphase, ParticleKind, ParticleStore
 from weft.systems.broadphase import rebuild
+
+if TYPE_CHECKING:
+    from weft.game.session import Session
 
 RESTITUTION = 0.6
 
@@ -201,23 +205,21 @@ def outline_angle(pos: np.ndarray, radius: np.ndarray) -> float:
     return max(flanks, default=0.0)
 
 
-def poured_heap_angle(friction: float) -> float:
+def pouring(world: str = "") -> Session:
+    """A level of ``world`` (TOML) whose tool pours circles of radius 4 to 6, 3 a frame, held down
+    at (640, 450)."""
     from weft.game.session import Session
 
-    sim = simulate(
-        f"""
-        [world]
-        friction = {friction}
-        restitution = 0.1
-        [tools]
-        available = ["pour"]
-        start = "pour"
-        sizes = [4, 6]
-        pour_rate = 3
-        """
+    session = Session(
+        simulate(world + '\n[tools]\navailable = ["pour"]\nstart = "pour"\nsizes = [4, 6]\npour_rate = 3\n')
     )
-    session = Session(sim)
     session.queue({"type": "mouse_press", "x": 640.0, "y": 450.0, "button": "left"})
+    return session
+
+
+def poured_heap_angle(friction: float) -> float:
+    session = pouring(f"[world]\nfriction = {friction}\nrestitution = 0.1\n")
+    sim = session.sim
     session.run(300)
     session.queue({"type": "mouse_release", "x": 640.0, "y": 450.0, "button": "left"})
     session.run(120)
@@ -234,19 +236,8 @@ def test_with_friction_a_poured_heap_keeps_a_slope_without_it_spreads_flat() -> 
 def test_a_pour_dragged_off_the_world_stops_pouring_and_at_a_wall_pours_only_inside_it() -> None:
     # before: the cursor dragged off the window went on pouring, its circles put inside the walls: a
     # stream out of the corner
-    from weft.game.session import Session
-
-    sim = simulate(
-        """
-        [tools]
-        available = ["pour"]
-        start = "pour"
-        sizes = [4, 6]
-        pour_rate = 3
-        """
-    )
-    session = Session(sim)
-    session.queue({"type": "mouse_press", "x": 640.0, "y": 450.0, "button": "left"})
+    session = pouring()
+    sim = session.sim
     session.run(10)
     poured = sim.stores.particles.circles
     assert poured >= 10  # 3 a frame, fewer where the first ones still fill the spout
