@@ -181,8 +181,8 @@ class Bones:
         return len(self.heads) > 0
 
     def push(self, stores: Stores, dt: float, braced: np.ndarray) -> None:
-        """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``), the ways
-        each box is ``braced`` held against held bones."""
+        """One pass of the listed bones out of their boxes (``push_bones_out_of_boxes``); ``braced``:
+        which ways each box is braced (``box_braces``)."""
         if self.count == 0:
             return
         particles = stores.particles

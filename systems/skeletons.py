@@ -43,9 +43,9 @@ LIMIT_SETTLED = 1e-4
 """rad: a sweep that found no joint further out than this ends them."""
 
 LIMIT_RUNAWAY = 10.0
-"""px: a sweep that moves a joint farther than this, and farther than the sweep before, is undone and
-ends them: they are not converging. Converging sweeps move joints less each time, 1.5 px at most in a whirl
-(their moves may grow a little from one sweep to the next while they are tiny)."""
+"""px: a sweep that moves a joint farther than this, and farther than the sweep before, is undone
+and ends them: they are not converging. Converging sweeps move joints less each time, 1.5 px at
+most in a whirl (while the moves are tiny they may grow a little from one sweep to the next)."""
 
 
 class BoneError(ValueError):
