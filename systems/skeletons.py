@@ -24,7 +24,7 @@ from weft.components.skinned import DEFAULT_SKINNING, Clip, Ragdoll, SkinLook, S
 from weft.systems import world
 from weft.systems.kernels.bones import local_from_angles, pose_from_local, pose_from_particles
 from weft.systems.kernels.dual_quaternions import bone_dual_quaternions, skin_vertices_dual_quaternion
-from weft.systems.kernels.joint_limits import limit_joint_angles
+from weft.systems.kernels.joint_limits import sweep_joint_limits
 from weft.systems.kernels.skinning import skin_matrices, skin_vertices_and_normals
 from weft.systems.pins import pin
 from weft.systems.schedule import Step, System
@@ -44,8 +44,9 @@ LIMIT_SETTLED = 1e-4
 
 LIMIT_RUNAWAY = 10.0
 """px: a sweep that moves a joint farther than this, and farther than the sweep before, is undone
-and ends them: they are not converging. Converging sweeps move joints less each time, 1.5 px at
-most in a whirl (while the moves are tiny they may grow a little from one sweep to the next)."""
+and ends them (``sweep_joint_limits``): they are not converging. Converging sweeps move joints less
+each time, 1.5 px at most in a whirl (while the moves are tiny they may grow a little from one sweep
+to the next)."""
 
 
 class BoneError(ValueError):
@@ -274,24 +275,10 @@ class JointLimitSystem(System):
         for _, doll in ragdolls:
             if not len(doll.a):
                 continue
-            # joints share particles, so righting one can push a neighbour out: sweep until all hold,
-            # or until a sweep moves the doll farther than the one before, and far (limits the pins
-            # and links leave unmeetable for now: such sweeps moved the pelvis farther each time,
-            # 78 px, 159, 213, ... 51 000, and the doll was flung from corner to corner)
-            joints = slice(doll.particles.start, doll.particles.stop)
-            before, moved = particles.pos[joints].copy(), math.inf
-            for _ in range(LIMIT_SWEEPS):
-                worst = limit_joint_angles(
-                    particles.pos[:n], particles.inv_mass[:n], doll.a, doll.b, doll.c, doll.low, doll.high
-                )
-                if worst < LIMIT_SETTLED:
-                    break
-                now = particles.pos[joints].copy()
-                move = float(np.abs(now - before).max())
-                if move > moved and move > LIMIT_RUNAWAY:
-                    particles.pos[joints] = before  # that sweep undone: it only ran further away
-                    break
-                before, moved = now, move
+            sweep_joint_limits(
+                particles.pos[:n], particles.inv_mass[:n], doll.a, doll.b, doll.c, doll.low, doll.high,
+                doll.particles.start, doll.particles.stop, LIMIT_SWEEPS, LIMIT_SETTLED, LIMIT_RUNAWAY,
+            )  # fmt: skip
 
 
 class SkinSystem(System):
