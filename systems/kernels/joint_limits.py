@@ -214,7 +214,12 @@ def sweep_joint_limits(
     farther, 78 px, 159, 213, ... 51 000, and the doll was flung from corner
     to corner). Converging sweeps move particles less each time.
     """
-    before = pos[first:last].copy()
+    # the doll's rows as the last sweep left them (loops, not slices: numba compiles array
+    # expressions slowly, 3.6 s for this kernel with them)
+    before = np.empty((last - first, 2))
+    for k in range(first, last):
+        before[k - first, 0] = pos[k, 0]
+        before[k - first, 1] = pos[k, 1]
     moved = math.inf
     worst = 0.0
     for _ in range(sweeps):
@@ -223,10 +228,17 @@ def sweep_joint_limits(
             break
         move = 0.0
         for k in range(first, last):
-            move = max(move, abs(pos[k, 0] - before[k - first, 0]), abs(pos[k, 1] - before[k - first, 1]))
-        if move > moved and move > runaway:
-            pos[first:last] = before
+            move = max(move, abs(pos[k, 0] - before[k - first, 0]))
+            move = max(move, abs(pos[k, 1] - before[k - first, 1]))
+        runaway_sweep = move > moved and move > runaway
+        for k in range(first, last):
+            if runaway_sweep:  # undone
+                pos[k, 0] = before[k - first, 0]
+                pos[k, 1] = before[k - first, 1]
+            else:
+                before[k - first, 0] = pos[k, 0]
+                before[k - first, 1] = pos[k, 1]
+        if runaway_sweep:
             break
         moved = move
-        before[:] = pos[first:last]
     return worst
