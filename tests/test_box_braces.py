@@ -7,13 +7,19 @@ import math
 
 import numpy as np
 import pytest
+from support.kernels import from_python
 from support.skins import drag, line
 
 from weft.components import RigidStore
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
-from weft.systems.kernels.box_braces import FREE, HELD, SECTORS, SLIDES, brace_boxes, brace_push, sector
+from weft.systems.kernels import box_braces
+from weft.systems.kernels.box_braces import FREE, HELD, SECTORS, SLIDES, brace_boxes
+
+# built for other kernels only (no wrapper for Python): copies a test can call
+brace_push = from_python(box_braces.brace_push)
+sector = from_python(box_braces.sector)
 
 DOWN, UP, LEFT, RIGHT = (0.0, -1.0), (0.0, 1.0), (-1.0, 0.0), (1.0, 0.0)
 FLOOR, RIGHT_WALL = -1, -4

@@ -7,18 +7,25 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from support.kernels import from_python
 from support.worlds import counting, sheet
 
 from weft.game.simulation import Simulation
 from weft.systems.distances import DistanceSystem
 from weft.systems.integrate import IntegrateSystem
+from weft.systems.kernels import distance_loop, distance_sides
 from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.claims import claim
 from weft.systems.kernels.distance import relax_rigid_sides
-from weft.systems.kernels.distance_loop import LEAD, counters_for, iterate_rigid_sides_in_walls, relax_passes
-from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, balanced_split, mark_seam_ends, split_sides
+from weft.systems.kernels.distance_loop import LEAD, iterate_rigid_sides_in_walls
+from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, balanced_split, split_sides
 from weft.systems.kernels.inside_walls import all_inside_walls_in_two
 from weft.systems.schedule import Stage, Step, System
+
+# built for other kernels only (no wrapper for Python): copies a test can call
+counters_for = from_python(distance_loop.counters_for)
+relax_passes = from_python(distance_loop.relax_passes)
+mark_seam_ends = from_python(distance_sides.mark_seam_ends)
 
 FRAMES = 120
 """Frames for a sheet let go at y = 650 to reach the floor (the 20 × 12 one's lowest row, 518 px

@@ -8,16 +8,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.kernels import from_python
 
+from weft.systems.kernels import bones, joint_limits
 from weft.systems.kernels.bone_weights import automatic_weights, nearest_visible_bones, strongest_influences
-from weft.systems.kernels.bones import bone_frames_from_particles, local_from_angles, pose_from_local
+from weft.systems.kernels.bones import local_from_angles, pose_from_local
 from weft.systems.kernels.distance import relax_rigid_distances
 from weft.systems.kernels.dual_quaternions import (
     bone_dual_quaternions,
     skin_vertices_dual_quaternion,
     skin_vertices_dual_quaternion_naive,
 )
-from weft.systems.kernels.joint_limits import joint_angles, limit_joint_angles
 from weft.systems.kernels.mesh_heat import cotangent_laplacian, solve_screened
 from weft.systems.kernels.skinning import (
     rigid_positions,
@@ -27,6 +28,11 @@ from weft.systems.kernels.skinning import (
 )
 from weft.systems.skeleton_build import invert_frames, make_skeleton, skeleton_from_segments
 from weft.systems.skin_build import make_skinned_mesh, outline_normals
+
+# built for other kernels only (no wrapper for Python): copies a test can call
+bone_frames_from_particles = from_python(bones.bone_frames_from_particles)
+joint_angles = from_python(joint_limits.joint_angles)
+limit_joint_angles = from_python(joint_limits.limit_joint_angles)
 
 SEEDS = st.integers(0, 2**31)
 

@@ -19,6 +19,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
 from weft.systems.kernels.mesh_heat import bone_heat
 
 MAX_INFLUENCES = 4
@@ -44,7 +45,7 @@ MAX_MASK_CELLS = 4_000_000
 """At most this many mask cells (32 MB of booleans): a huge mesh gets coarser cells instead."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def segment_distance2(
     px: float, py: float, ax: float, ay: float, bx: float, by: float
 ) -> tuple[float, float]:
@@ -104,7 +105,7 @@ def rasterize_mesh(
                     mask[r, c] = True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _inside(mask: npt.NDArray[np.bool_], left: float, bottom: float, cell: float, x: float, y: float) -> bool:
     """Whether (x, y) falls in a marked cell of ``mask`` (outside the mask is outside the mesh)."""
     c = math.floor((x - left) / cell)

@@ -12,10 +12,11 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
 from weft.systems.kernels.joint_limits import wrap_angle
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def compose_frame(
     outer: npt.NDArray[np.float64], inner: npt.NDArray[np.float64], out: npt.NDArray[np.float64]
 ) -> None:
@@ -26,7 +27,7 @@ def compose_frame(
         out[i, 2] = outer[i, 0] * inner[0, 2] + outer[i, 1] * inner[1, 2] + outer[i, 2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def bone_frames_from_particles(
     pos: npt.NDArray[np.float64],
     heads: npt.NDArray[np.int64],

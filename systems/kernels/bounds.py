@@ -9,11 +9,12 @@ import numpy as np
 import numpy.typing as npt
 
 from weft.systems.kernels.inside_walls import inside
+from weft.systems.kernels.jit import INNER
 
 CIRCLE = 1  # ParticleKind.CIRCLE
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _bounce(
     x: float,
     v: float,
@@ -107,7 +108,7 @@ def clamp_to_bounds(
         pos[k, 0], pos[k, 1], prev[k, 0], prev[k, 1] = x, y, x - vx, y - vy
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def clamp_point(
     x: float,
     y: float,

@@ -49,7 +49,7 @@ SPLIT_FROM = 2000
 the threads costs more than they save)."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def group_manifolds(
     c_a: npt.NDArray[np.int64],
     c_b: npt.NDArray[np.int64],
@@ -74,7 +74,7 @@ def group_manifolds(
     return j + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def median(xs: npt.NDArray[np.float64]) -> float:
     """The median of ``xs`` (the mean of the middle two for an even count, as ``np.median``; ``xs``
     is reordered). Quickselect (Hoare): numba's ``np.median`` took 1.2 s of a first start to compile."""
@@ -117,7 +117,7 @@ def _select(xs: npt.NDArray[np.float64], k: int) -> float:
     return xs[k]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def split_sides(
     m_a: npt.NDArray[np.int64],
     m_b: npt.NDArray[np.int64],
@@ -152,7 +152,7 @@ def split_sides(
             part[j] = SEAM
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def pack_batches(
     m_a: npt.NDArray[np.int64],
     m_b: npt.NDArray[np.int64],

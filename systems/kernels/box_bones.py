@@ -162,13 +162,13 @@ def bone_bounds(
             high[k, axis] = max(max(pos[a, axis], pos[b, axis]), max(prev[a, axis], prev[b, axis]))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _into_box(dx: float, dy: float, c: float, s: float) -> tuple[float, float]:
     """A world offset from a box's centre in the box's frame (its angle's cosine and sine)."""
     return c * dx + s * dy, -s * dx + c * dy
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _clip(start: float, span: float, reach: float) -> tuple[float, float]:
     """The part ``[t0, t1]`` of ``[0, 1]`` where ``start + t span`` lies within ``±reach`` (empty:
     ``t0 > t1``)."""

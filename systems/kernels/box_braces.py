@@ -30,6 +30,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 SECTORS = 16
 """Sectors of the circle a brace's direction falls in (22.5 degrees each, the first centred on +x,
 so the floor's and the walls' directions lie on sector centres; a power of two, so a sector wraps by
@@ -121,7 +123,7 @@ def brace_boxes(
             return
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def sector(dx: float, dy: float) -> int:
     """The sector (``SECTORS``) the world direction ``(dx, dy)`` falls in: its angle rounded to a
     sector, found by comparing slopes in its quadrant (an arctangent took a third of a brace's
@@ -145,7 +147,7 @@ def sector(dx: float, dy: float) -> int:
     return SECTORS // 2 - q if dy >= 0.0 else SECTORS // 2 + q
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def brace_push(mask: int, nx: float, ny: float, friction: float) -> tuple[int, float, float]:
     """How a box braced as ``mask``, of ``friction``, takes a push along ``-(nx, ny)`` (``n``: from
     the box to what pushes it, a unit vector): ``FREE``, ``SLIDES`` along the unit ``(ux, uy)``, or
@@ -182,7 +184,7 @@ def brace_push(mask: int, nx: float, ny: float, friction: float) -> tuple[int, f
     return SLIDES, ux, uy
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _within(mask: int, toward: int) -> bool:
     """Whether ``mask`` has a brace within ``HOLDING`` sectors of sector ``toward``: the mask three
     times over in a row of bits, so the window round sector ``toward`` is one shift, however it

@@ -193,7 +193,7 @@ def _manifolds(
         manifold[p, 10] = f1
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def warm_from_last(
     start: npt.NDArray[np.int64],
     last_start: npt.NDArray[np.int64],
@@ -248,7 +248,7 @@ def _warm_groups(
                     break
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def warm_from_table(
     c_key: npt.NDArray[np.int64],
     table: npt.NDArray[np.float64],
@@ -318,7 +318,7 @@ def table_size(points: int) -> int:
     return max(64, 1 << math.ceil(math.log2(2 * points + 1)))
 
 
-@kernel_with_threads
+@kernel_with_threads(**INNER)
 def remember_impulses(
     c_key: npt.NDArray[np.int64],
     c_normal_impulse: npt.NDArray[np.float64],

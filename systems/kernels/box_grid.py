@@ -28,7 +28,7 @@ def extent(c: float, s: float, hx: float, hy: float) -> tuple[float, float]:
     return abs(c) * hx + abs(s) * hy, abs(s) * hx + abs(c) * hy
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def farthest_move(dx: float, dy: float, turn: float, hx: float, hy: float) -> float:
     """How far any point of a box of half extents ``hx``, ``hy`` goes when its centre moves by
     (``dx``, ``dy``) and it turns by ``turn``: at most the centre's move plus the turn times the half
@@ -120,7 +120,7 @@ first_row)``, where its window lies in the level's lattice (no arrays: passing o
 reference to it, an atomic count, every call)."""
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def window_cell(x: float, y: float, lattice: Lattice) -> tuple[int, int]:
     """The cell of the lattice ``(x, y)`` lies in (clamped to the lattice, as ``bin_points`` bins),
     counted from the window's first cell: it may lie outside the window, whose cells then hold
@@ -250,7 +250,7 @@ def _pairs_of(
     return count
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def pairs_still_hold(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],

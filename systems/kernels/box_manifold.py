@@ -64,7 +64,7 @@ def _separation(
     return abs(dx * nx + dy * ny) - extent - reach
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def box_box(
     ax: float,
     ay: float,
@@ -184,7 +184,7 @@ def box_box(
     return 2, normal_x, normal_y, x0, y0, n0, key + code0, x1, y1, n1, key + code1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def box_plane(
     ax: float,
     ay: float,

@@ -63,7 +63,7 @@ def plan_sizes(m: int) -> tuple[int, int]:
     return PLAN_FLOATS * m, HEADER + PLAN_INTS * m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def plan_capacity(plan_floats: npt.NDArray[np.float64], plan_ints: npt.NDArray[np.int64]) -> int:
     """How many manifolds (and batches) the plan buffers have room for."""
     return min(plan_floats.shape[0] // PLAN_FLOATS, max(0, plan_ints.shape[0] - HEADER) // PLAN_INTS)
@@ -75,7 +75,7 @@ def _cut(memory: npt.NDArray, at: int, length: int) -> tuple[npt.NDArray, int]:
     return memory[at : at + length], at + length
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def carve_bodies(work_floats: npt.NDArray[np.float64], n: int) -> tuple[npt.NDArray[np.float64], ...]:
     """``(body (n + 2, 3), inverse (n + 2, 2), delta (n + 2, 4), scratch_x (n + 2,))``."""
     rows = n + 2
@@ -91,7 +91,7 @@ def carve_bodies(work_floats: npt.NDArray[np.float64], n: int) -> tuple[npt.NDAr
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def carve_manifolds(work_ints: npt.NDArray[np.int64], n: int, m: int) -> tuple[npt.NDArray[np.int64], ...]:
     """``(m_a, m_b, m_first, m_points, part, filled, onward, latest, slot)``: per manifold (``m``
     long) its bodies, first point, point count and part; the packing's scratch (``m + 1``,
@@ -108,7 +108,7 @@ def carve_manifolds(work_ints: npt.NDArray[np.int64], n: int, m: int) -> tuple[n
     return m_a, m_b, m_first, m_points, part, filled, onward, latest, slot.reshape((m, SLOT))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def carve_plan(plan_ints: npt.NDArray[np.int64], capacity: int) -> tuple[npt.NDArray[np.int64], ...]:
     """``(header, key_a, key_b, batch_of, lane_of)``: the packing kept, ``capacity`` manifolds long."""
     header, at = _cut(plan_ints, 0, HEADER)
@@ -128,7 +128,7 @@ def _batch_view(
     return memory[at : at + per_batch * batches], at + per_batch * capacity
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def carve_batches(
     plan_floats: npt.NDArray[np.float64], plan_ints: npt.NDArray[np.int64], capacity: int, batches: int
 ) -> tuple[

@@ -350,7 +350,7 @@ def push_out_of_boxes(
             )
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def slide_box(
     j: int,
     distance: float,

@@ -152,7 +152,16 @@ def still(delta: npt.NDArray[np.float64]) -> None:
     delta[:, 2] = 1.0
 
 
-@kernel_with_threads(**INNER)
+Settings = tuple[float, float, float, float, float, int, int, int, float, float, float, float, float, int]
+"""``(gravity_x, gravity_y, wall_vx, wall_vy, dt, substeps, iterations, correction, slop, percent,
+contact_hertz, damping_ratio, push_speed, threads)``, as ``solve_boxes`` takes them (``threads``:
+how many the step runs on)."""
+
+
+# Inlined into its one caller, ``box_step.step_boxes``: compiled apart, the code of its 26 callees was
+# optimised and made machine code once in it and once more in the step, 3 s of a cold start's 26. A
+# call of more than 30 arguments cannot be inlined (Python passes them as ``*args``): hence ``settings``.
+@kernel_with_threads(inline="always", **INNER)
 def solve_boxes(
     pos: npt.NDArray[np.float64],
     angle: npt.NDArray[np.float64],
@@ -178,20 +187,7 @@ def solve_boxes(
     plan_ints: npt.NDArray[np.int64],
     spring: npt.NDArray[np.float64],
     spring_body: int,
-    gravity_x: float,
-    gravity_y: float,
-    wall_vx: float,
-    wall_vy: float,
-    dt: float,
-    substeps: int,
-    iterations: int,
-    correction: int,
-    slop: float,
-    percent: float,
-    contact_hertz: float,
-    damping_ratio: float,
-    push_speed: float,
-    threads: int,
+    settings: Settings,
 ) -> None:
     """Advance every ``moving`` box by ``dt`` through the given contacts (see the module docstring).
 
@@ -210,6 +206,8 @@ def solve_boxes(
     ``threads`` is how many the step runs on: with one, the two sides' batches
     are solved in turn, a batch of each (the same numbers either way).
     """
+    gravity_x, gravity_y, wall_vx, wall_vy, dt, substeps, iterations = settings[:7]
+    correction, slop, percent, contact_hertz, damping_ratio, push_speed, threads = settings[7:]
     n = pos.shape[0]
     h = dt / substeps
     m = c_a.shape[0]
@@ -246,11 +244,9 @@ def solve_boxes(
     if not kept:
         empty_batches(n, lane_a, lane_b, passes, mu, soft, con, impulse)
     # the two usual softnesses once a call: twice as stiff against what never moves (Box2D v3)
-    stiffness = (
-        contact_hertz,
-        *lane_softness(2.0 * contact_hertz, damping_ratio, h),
-        *lane_softness(contact_hertz, damping_ratio, h),
-    )
+    fixed_a, fixed_b = lane_softness(2.0 * contact_hertz, damping_ratio, h)
+    free_a, free_b = lane_softness(contact_hertz, damping_ratio, h)
+    stiffness = (contact_hertz, fixed_a, fixed_b, free_a, free_b)
     # each manifold into its lane: two halves at once when both sides have batches
     if two_sides(starts):
         middle = manifolds // 2

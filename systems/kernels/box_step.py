@@ -23,7 +23,7 @@ from weft.systems.kernels.box_contacts import (
     warm_from_table,
 )
 from weft.systems.kernels.box_grid import box_motion, pairs_still_hold
-from weft.systems.kernels.box_solver import solve_boxes
+from weft.systems.kernels.box_solver import Settings, solve_boxes
 from weft.systems.kernels.jit import INNER, kernel_with_threads
 
 ASLEEP, STEPPED, RELIST, GROW = range(4)
@@ -84,11 +84,6 @@ tangent_impulse, last_key, last_normal, last_tangent, last_start, table)``."""
 Work = tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]
 """The solver's working memory and its kept batches (``solve_boxes``)."""
 
-Settings = tuple[float, float, float, float, float, int, int, int, float, float, float, float, float, int]
-"""``(gravity_x, gravity_y, wall_vx, wall_vy, dt, substeps, iterations, correction, slop, percent,
-contact_hertz, damping_ratio, push_speed, threads)``, as ``solve_boxes`` takes them (``threads``:
-how many the step runs on)."""
-
 
 @kernel_with_threads
 def step_boxes(
@@ -120,10 +115,10 @@ def step_boxes(
     hash table, which is filled here from the ``last_count`` points), the
     solver, and this step's points kept as the next one's last.
 
-    Compiled for threads, though only the copy of many points uses them:
-    compiled plain, it segfaulted here on every load from numba's cache
-    (numba 0.68.1, OpenMP threads; numba issue 8578: a cached plain
-    function calling kernels compiled for threads).
+    Compiled for threads (the solver, inlined here, and the copy of many
+    points split their work); compiled plain, it segfaulted here on every
+    load from numba's cache (numba 0.68.1, OpenMP threads; numba issue
+    8578: a cached plain function calling kernels compiled for threads).
 
     The caller sizes what it can before the call: ``start`` at least boxes
     plus pairs plus one, ``manifold`` a row per pair, ``last_start`` as
@@ -136,8 +131,7 @@ def step_boxes(
     listed_pos, listed_angle, listed_margin, listed_moving, manifold = grid[5:]
     start, c_a, c_b, key, point, normal, separation, gap, normal_impulse, tangent_impulse = points[:10]
     last_key, last_normal, last_tangent, last_start, table = points[10:]
-    gravity_x, gravity_y, wall_vx, wall_vy, dt = settings[:5]
-    substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed, threads = settings[5:]
+    wall_vx, wall_vy, dt = settings[2:5]
     # Never write a slice of an array unpacked above: in a function compiled for threads numba 0.68
     # writes it to a copy (as with arrays in a namedtuple, numba issue 5872). Write elements.
     groups = n + pair_count
@@ -190,8 +184,7 @@ def step_boxes(
         pos[:n], angle[:n], vel[:n], omega[:n], inv_mass[:n], inv_inertia[:n], friction[:n],
         restitution[:n], iterations[:n], moving[:n], c_a[:found], c_b[:found], point[:found], normal[:found],
         separation[:found], normal_impulse[:found], tangent_impulse[:found], gap[:found], work_floats,
-        work_ints, plan_floats, plan_ints, spring, spring_body, gravity_x, gravity_y, wall_vx, wall_vy,
-        dt, substeps, iteration_count, correction, slop, percent, hertz, damping, push_speed, threads,
+        work_ints, plan_floats, plan_ints, spring, spring_body, settings,
     )  # fmt: skip
     # this step's points become the last ones (many: two halves at once)
     if found >= 2 * PARALLEL_PAIRS:

@@ -6,8 +6,10 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
 
-@numba.njit(cache=True)
+
+@numba.njit(cache=True, **INNER)
 def _twice_area(pos: npt.NDArray[np.float64], p: int, q: int, r: int) -> float:
     """Twice the signed area of triangle (p, q, r): positive counter-clockwise."""
     ux = pos[q, 0] - pos[p, 0]

@@ -42,7 +42,7 @@ from weft.systems.kernels.distance_loop import (
 )
 from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, mark_seam_ends, sides_hold
 from weft.systems.kernels.inside_walls import all_inside_walls
-from weft.systems.kernels.jit import kernel_with_threads
+from weft.systems.kernels.jit import INNER, kernel_with_threads
 from weft.systems.kernels.pins import PinArrays, Pinning, place_pins
 from weft.systems.kernels.tear import break_overstretched
 from weft.systems.kernels.verlet import Motion, integrate
@@ -133,7 +133,7 @@ def step_cloth_in_sides(
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _move(points: Points, motion: Motion, pins: PinArrays, pinning: Pinning) -> None:
     """The start of the substep: Verlet (``IntegrateSystem``), then the pins (``PinSystem``)."""
     pos, prev, inv_mass, radius, _ = points
@@ -141,7 +141,7 @@ def _move(points: Points, motion: Motion, pins: PinArrays, pinning: Pinning) -> 
     place_pins(pos, prev, radius, *pins, *pinning)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _contain_and_tear(points: Points, threads: Threads, walls: Walls, tearing: Tearing) -> None:
     """The end of the substep: the walls once more (``ContainSystem``), then tearing (``TearSystem``)."""
     pos, prev, inv_mass, radius, kind = points

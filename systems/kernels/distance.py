@@ -130,7 +130,7 @@ def relax_rigid_distances(
         _project_one(pos, inv_mass, i[m - 1], j[m - 1], rest[m - 1])
 
 
-@numba.njit(cache=True, inline="always", **NO_DIVISION_CHECK)
+@numba.njit(cache=True, inline="always", **NO_DIVISION_CHECK, **INNER)
 def _project_one(
     pos: npt.NDArray[np.float64], inv_mass: npt.NDArray[np.float64], a: int, b: int, rest: float
 ) -> None:
@@ -140,7 +140,7 @@ def _project_one(
     )
 
 
-@numba.njit(cache=True, inline="always", **NO_DIVISION_CHECK)
+@numba.njit(cache=True, inline="always", **NO_DIVISION_CHECK, **INNER)
 def _projected(
     ax: float, ay: float, bx: float, by: float, wa: float, wb: float, rest: float
 ) -> tuple[float, float, float, float]:

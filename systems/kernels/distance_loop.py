@@ -104,7 +104,7 @@ seam's ends and done, seams done, and the start of a call that has one (``cloth_
 claim; then each item's claim (``counters_for``)."""
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def counters_for(iterations: int) -> npt.NDArray[np.int64]:
     """The claims' counters of a call of ``iterations`` passes: all zero."""
     return new_counters(ITEMS + CLAIMED_PER_PASS * iterations)
@@ -141,7 +141,7 @@ def iterate_rigid_sides_in_walls(
         relax_passes(counters, lead, iterations, points, threads, sides, ends, walls)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def relax_passes(
     counters: npt.NDArray[np.int64],
     lead: bool,
@@ -208,7 +208,7 @@ def _clamp_side(points: tuple[Any, ...], ends: npt.NDArray[np.bool_], walls: Wal
         _clamp_marked(points, ends, False, walls)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _clamp_marked(points: tuple[Any, ...], marks: npt.NDArray[np.bool_], marked: bool, walls: Walls) -> None:
     """``clamp_to_bounds`` for the particles whose ``marks`` are ``marked`` (``points``: positions,
     previous positions, inverse masses, radii and kinds)."""
@@ -245,7 +245,7 @@ def _ends_inside(
     return every
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def clamp_unless_inside(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],

@@ -34,6 +34,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 PARALLEL_DISTANCES = 2000
 """Distance constraints from which a pass is relaxed in two sides at once (fewer: one thread, in
 index order; the threads' start and join, about 2 µs a pass, cost more than half such a pass)."""
@@ -106,7 +108,7 @@ def split_sides(
     return count, parts
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def mark_seam_ends(
     ends: npt.NDArray[np.bool_],
     i: npt.NDArray[np.uint32],

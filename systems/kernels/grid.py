@@ -190,7 +190,7 @@ def index_blocks(
         block_start[b + 1] += block_start[b]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def first_cell_at_or_after(
     cell_key: npt.NDArray[np.int64], block_start: npt.NDArray[np.int64], cols: int, key: int
 ) -> int:
@@ -214,7 +214,7 @@ def first_at_least(values: npt.NDArray[np.integer], value: int, low: int, high: 
     return low
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def row_slots(
     cy: int,
     cx0: int,

@@ -52,7 +52,9 @@ sheet's kernel call took 20 to 40 µs longer so (2026-12-06)."""
 INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """numba options for a kernel only other kernels call: none of the wrappers that let Python call it
 (and C) are made, a fifth of what compiling such a kernel takes (the contact solver's 5 s -> 3.9 s
-of a first start)."""
+of a first start; 29% of the 12 kernels of the box step and the skeletons timed for it on
+2026-12-07). Called from Python, such a kernel crashes the interpreter: tests call a copy
+(``tests/support/kernels.py``)."""
 
 
 def thread_count() -> int:

@@ -21,6 +21,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 NEWTON_STEPS = 16
 """Enough for the worst start (a joint π out of range) at ``MAX_TURN`` per step plus a few to converge."""
 
@@ -32,13 +34,13 @@ CONVERGED = 1e-12
 """rad, and relative length: well below anything visible, well above rounding (about 1e-16)."""
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def wrap_angle(angle: float) -> float:
     """``angle`` brought into (-π, π]."""
     return angle - 2.0 * math.pi * math.ceil((angle - math.pi) / (2.0 * math.pi))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def joint_angle(pos: npt.NDArray[np.float64], a: int, b: int, c: int) -> float:
     """θ of the joint (a, b, c), radians (see the module's docstring)."""
     ux = pos[b, 0] - pos[a, 0]
@@ -48,7 +50,7 @@ def joint_angle(pos: npt.NDArray[np.float64], a: int, b: int, c: int) -> float:
     return math.atan2(ux * vy - uy * vx, ux * vx + uy * vy)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def joint_angles(
     pos: npt.NDArray[np.float64],
     a: npt.NDArray[np.int64],
@@ -61,7 +63,7 @@ def joint_angles(
         out[j] = joint_angle(pos, a[j], b[j], c[j])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def limit_joint_angles(
     pos: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],

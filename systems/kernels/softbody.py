@@ -8,6 +8,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
+
 
 @numba.njit(cache=True)
 def ring_area(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> float:
@@ -21,7 +23,7 @@ def ring_area(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> floa
     return 0.5 * area
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def ring_perimeter(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> float:
     """Length of the closed ring, px."""
     total = 0.0
@@ -273,7 +275,7 @@ def part_rings(
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _bounds(
     pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]
 ) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -286,7 +288,7 @@ def _bounds(
     return (x0, y0), (x1, y1)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _centre(pos: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> tuple[float, float]:
     """The mean of the ring's points."""
     x = y = 0.0
@@ -335,7 +337,7 @@ def _exit(
     return farthest
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _inverse_mass(inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]) -> float:
     """One over the ring's mass: 0 where a point of it never moves (inverse mass 0)."""
     mass = 0.0
@@ -347,7 +349,7 @@ def _inverse_mass(inv_mass: npt.NDArray[np.float64], ring: npt.NDArray[np.int64]
     return 1.0 / mass
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _shift(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
@@ -414,7 +416,7 @@ def set_spin(
         prev[i, 1] -= change * (pos[i, 0] - cx)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _limit(angle: float, low: float, high: float, tone: float) -> float:
     """``angle`` moved into [low, high] when outside it, then ``tone`` of the way to the middle.
 
@@ -429,7 +431,7 @@ def _limit(angle: float, low: float, high: float, tone: float) -> float:
     return angle + tone * (0.5 * (low + high) - angle)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _outside(value: float, low: float, high: float) -> float:
     """How far ``value`` must move to lie in [low, high] (positive: up, negative: down)."""
     if value < low:
@@ -439,7 +441,7 @@ def _outside(value: float, low: float, high: float) -> float:
     return 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _stood_on(velocity: float, push: float) -> float:
     """A ring point's velocity (px a step, along one axis) after its legs pushed it ``push`` px off a wall.
 

@@ -8,8 +8,10 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
 
-@numba.njit(cache=True)
+
+@numba.njit(cache=True, **INNER)
 def tear_overstretched(
     pos: npt.NDArray[np.float64],
     i: npt.NDArray[np.uint32],
@@ -80,12 +82,12 @@ def kill_orphans(alive: npt.NDArray[np.bool_], parents: npt.NDArray[np.int64]) -
     return killed
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _cross(ax: float, ay: float, bx: float, by: float) -> float:
     return ax * by - ay * bx
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **INNER)
 def _blade_on_thread(
     u: float,
     ex: float,

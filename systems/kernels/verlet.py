@@ -8,8 +8,10 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.jit import INNER
 
-@numba.njit(cache=True)
+
+@numba.njit(cache=True, **INNER)
 def gust_noise(x: float, y: float, time: float, seed: float) -> float:
     """Smooth deterministic noise in about [-1, 1] over space (px) and time (s).
 
@@ -77,7 +79,7 @@ def integrate(
         prev[k, 1] = y
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", **INNER)
 def _integrate_still(
     pos: npt.NDArray[np.float64],
     prev: npt.NDArray[np.float64],
