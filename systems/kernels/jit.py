@@ -99,26 +99,35 @@ three pairs."""
 _THREADED: dict[int, Any] = {}
 """Every kernel compiled for threads, by ``id``, in the order they were defined."""
 _OPTIONS: dict[int, dict[str, Any]] = {}
-"""The numba options each was given beside ``parallel`` (its twin gets them too)."""
+"""The numba options each one's twin is compiled with: those it was given beside ``parallel``, and
+``inline`` for an ``inline_twin``."""
 _TWINS: dict[int, Any] = {}
 """Each kernel with threads' one-thread twin, by the kernel's ``id`` (``make_twins``)."""
 
 
 def kernel_with_threads(
-    func: Callable[..., Any] | None = None, *, own_prange: bool = True, **options: Any
+    func: Callable[..., Any] | None = None,
+    *,
+    own_prange: bool = True,
+    inline_twin: bool = False,
+    **options: Any,
 ) -> Any:
     """Decorator (bare, or with numba options such as ``INNER``): ``func`` compiled with its
     ``prange`` loops on numba's threads (``ONLY_PRANGE``), and given a one-thread twin
     (``one_thread``) with the same options once every kernel is defined (``make_twins``).
     ``own_prange=False`` for a kernel whose threads are all its callees': it is compiled without
     ``parallel`` (numba warns of a parallel kernel with no ``prange`` of its own), and its twin
-    calls their twins."""
+    calls their twins. ``inline_twin=True`` for a kernel called from one place in one kernel: its
+    twin is inlined there (numba's ``inline="always"``), where compiled apart its callees' code
+    was optimised and made machine code once in it and once more in its caller. The kernel for
+    threads stays apart: inlined, numba's parallel passes over the larger caller took longer than
+    the two apart (the box step: 9.5 s -> 11.5 s)."""
 
     def decorate(func: Callable[..., Any]) -> Any:
         parallel = {"parallel": ONLY_PRANGE} if own_prange else {}
         kernel = numba.njit(cache=True, **parallel, **options)(func)
         _THREADED[id(kernel)] = kernel
-        _OPTIONS[id(kernel)] = options
+        _OPTIONS[id(kernel)] = {**options, "inline": "always"} if inline_twin else options
         return kernel
 
     return decorate if func is None else decorate(func)
