@@ -160,8 +160,8 @@ how many the step runs on)."""
 
 # The twin is inlined into the step's twin (``box_step.step_boxes``), its one caller: compiled apart,
 # the code of its 26 callees was optimised and made machine code once in it and once more in the
-# step, 3 s of a cold start's 26. A call of more than 30 arguments cannot be inlined (Python passes
-# them as ``*args``): hence ``settings``.
+# step, 2 s of the pyramid's first start. A call of more than 30 arguments cannot be inlined (Python
+# passes them as ``*args``): hence ``settings``.
 @kernel_with_threads(inline_twin=True, **INNER)
 def solve_boxes(
     pos: npt.NDArray[np.float64],

@@ -115,10 +115,11 @@ def step_boxes(
     hash table, which is filled here from the ``last_count`` points), the
     solver, and this step's points kept as the next one's last.
 
-    Compiled for threads (the solver, inlined here, and the copy of many
-    points split their work); compiled plain, it segfaulted here on every
-    load from numba's cache (numba 0.68.1, OpenMP threads; numba issue
-    8578: a cached plain function calling kernels compiled for threads).
+    Compiled for threads, though only the copy of many points uses them
+    here (the solver's twin is inlined into this one's twin; the solver for
+    threads is called); compiled plain, it segfaulted here on every load
+    from numba's cache (numba 0.68.1, OpenMP threads; numba issue 8578: a
+    cached plain function calling kernels compiled for threads).
 
     The caller sizes what it can before the call: ``start`` at least boxes
     plus pairs plus one, ``manifold`` a row per pair, ``last_start`` as
