@@ -29,6 +29,9 @@ FPS_SMOOTHING = 0.1
 
 HINT = "H help · P panel · Space pause · R reset · N/B next/previous level · F12 screenshot · Esc levels"
 """The bottom line: the keys a newcomer needs first."""
+HINT_BAND = 30
+"""Window px at the foot the hint line takes, its shade (6 to 28 px) and a margin: the world is fitted
+with its floor there at least (``WorldRenderer.draw``'s ``below``)."""
 
 NOTICE_SECONDS = 4.0
 """How long a notice ("saved cloth-000240.png", "reloaded") stays in the status line."""

@@ -48,9 +48,12 @@ class WorldRenderer:
         self.strokes = StrokeBatch(ctx)
         self.camera = arcade.Camera2D(window=ctx.window)
 
-    def draw(self, session: Session, beside: int = 0) -> None:
+    def draw(self, session: Session, beside: int = 0, below: int = 0) -> None:
         """Clear to the level's background and draw the world and the tool overlays, fitted to the
-        framebuffer less a column of ``beside`` px on its right (where the window's panel sits)."""
+        framebuffer less a column of ``beside`` px on its right (where the window's panel sits),
+        with the foot of the bounds ``below`` px or more above the framebuffer's (the window's hint
+        line lies over the floor there, not over what rests on it, however far the view is zoomed
+        out)."""
         sim = session.sim
         if self.bodies is None:
             self.bodies = Renderer(sim.physics, self.ctx)
@@ -60,7 +63,8 @@ class WorldRenderer:
         model = sim.level.model
         target.clear(color=rgba(model.world.background))
         width, height = target.size
-        self._fit(view_bounds(session), (max(1, width - beside), height))
+        ground = sim.settings.bounds[1]
+        self._fit(view_bounds(session), (max(1, width - beside), height), ground, below)
         bodies.options.color_by = model.view.color_by
         bodies.options.palette = tuple(rgba(color) for color in model.view.palette)
         with self.camera.activate():
@@ -80,8 +84,12 @@ class WorldRenderer:
         center = np.array(camera.position, dtype=np.float64)
         return (points - center) * camera.zoom + np.array([left + width / 2, bottom + height / 2])
 
-    def _fit(self, bounds: tuple[float, float, float, float], size: tuple[int, int]) -> None:
-        """Centre the bounds in the framebuffer's lower left ``size`` at the largest scale that shows them."""
+    def _fit(
+        self, bounds: tuple[float, float, float, float], size: tuple[int, int], ground: float, below: int
+    ) -> None:
+        """Centre the bounds in the framebuffer's lower left ``size`` at the largest scale that shows
+        them, with world height ``ground`` at ``below`` px or more (else the bounds from ``ground``
+        up are centred in what lies above those px)."""
         left, bottom, right, top = bounds
         width, height = size
         camera = self.camera
@@ -90,8 +98,14 @@ class WorldRenderer:
         # second fit at a zoom other than 1 would scale the view by that zoom once more
         camera.zoom = 1.0
         camera.projection = arcade.LRBT(-width / 2, width / 2, -height / 2, height / 2)
-        camera.zoom = min(width / (right - left), height / (top - bottom))
-        camera.position = ((left + right) / 2, (bottom + top) / 2)
+        zoom = min(width / (right - left), height / (top - bottom))
+        middle = (bottom + top) / 2
+        if height / 2 + (ground - middle) * zoom < below < height:
+            zoom = min(width / (right - left), (height - below) / (top - ground))
+            # the view's middle in world px: the span from ground up centred in the px above below
+            middle = ground + (top - ground) / 2 - below / 2 / zoom
+        camera.zoom = zoom
+        camera.position = ((left + right) / 2, middle)
 
 
 def view_bounds(session: Session) -> tuple[float, float, float, float]:

@@ -22,7 +22,7 @@ from weft.components import FRAME_DT
 from weft.game.catalog import level_paths, neighbour, remember_problems
 from weft.game.clock import FrameClock
 from weft.game.events import save_script
-from weft.game.hud import BACKGROUND, WARNING, Hud
+from weft.game.hud import BACKGROUND, HINT_BAND, WARNING, Hud
 from weft.game.level import LevelError, load_level
 from weft.game.level.loaded import LoadedLevel
 from weft.game.offscreen import WINDOW_SIZE
@@ -210,7 +210,9 @@ class PlayView(arcade.View):
             self.renderer.draw(self.session)
             self._save_screenshot()
         # with the panel shown, the world is fitted beside it: nothing of the level lies under it
-        self.renderer.draw(self.session, beside=self._panel_column() if self.session.show_panel else 0)
+        beside = self._panel_column() if self.session.show_panel else 0
+        below = round(HINT_BAND * self.window.get_pixel_ratio())  # the hint line over the floor only
+        self.renderer.draw(self.session, beside=beside, below=below)
         self.hud.draw(self.session)
         if self.watcher.problems:
             name = self.watcher.source.name

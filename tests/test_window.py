@@ -14,7 +14,7 @@ import_gui_headless()
 import arcade  # noqa: E402
 
 from weft.game.clock import MAX_CATCH_UP_FRAMES  # noqa: E402
-from weft.game.hud import HELP_KEY_COLUMN, HELP_TEXT  # noqa: E402
+from weft.game.hud import HELP_KEY_COLUMN, HELP_TEXT, HINT_BAND  # noqa: E402
 from weft.game.offscreen import shared_window  # noqa: E402
 from weft.game.panel import PANEL_MARGIN, PANEL_WIDTH  # noqa: E402
 from weft.game.render import view_bounds  # noqa: E402
@@ -123,6 +123,29 @@ def test_with_the_panel_shown_the_world_is_fitted_beside_it_and_whole_without_it
         # a window px over the world maps back to the world px drawn there
         x, y = view.renderer.to_window([[corners.mean(axis=0)[0], corners.mean(axis=0)[1]]])[0]
         assert view.renderer.to_world(x, y) == pytest.approx(tuple(corners.mean(axis=0)))
+
+
+@pytest.mark.parametrize("level", ["large_pyramid.toml", "cloth.toml", "balls.toml"])
+def test_the_hint_line_lies_over_the_floor_not_over_what_rests_on_it(level: str) -> None:
+    # zoomed out to show 5050 boxes, the large pyramid's floor was 7 px high: the hint covered the
+    # lowest three rows of its left half
+    window = shared_window()
+    session = Session(Simulation.load(LEVELS_DIR / level))
+    play = PlayView(session)
+    window.show_view(play)
+    try:
+        play.on_draw()
+        left, bottom, right, top = session.sim.settings.bounds
+        (_, ground), (_, roof) = play.renderer.to_window([[left, bottom], [right, top]])
+        band = HINT_BAND * window.get_pixel_ratio()
+        assert ground >= band - 0.5
+        assert roof <= window.get_framebuffer_size()[1] + 0.5  # still whole
+        # the middle of the bounds maps back to itself
+        x, y = play.renderer.to_window([[(left + right) / 2, (bottom + top) / 2]])[0]
+        assert play.renderer.to_world(x, y) == pytest.approx(((left + right) / 2, (bottom + top) / 2))
+    finally:
+        window.show_view(arcade.View())
+        session.sim.close()
 
 
 @pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
