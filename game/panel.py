@@ -386,7 +386,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         show=lambda v: f"{v:.2f} px",
     ),
     "percent": Slider(
-        "Correction percent",
+        "Correction",
         *slider_span("world.rigid.percent"),
         read=lambda s: _rigid(s).percent,
         write=lambda s, v: [("world.rigid.percent", round(v, 2))],
