@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,15 +27,24 @@ from weft.game.window import KEY_NAMES, PlayView, pressed_buttons  # noqa: E402
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR  # noqa: E402
 
 
-@pytest.fixture
-def view():
+@contextlib.contextmanager
+def shown(path: Path) -> Iterator[PlayView]:
+    """The play view of the level at ``path``, shown in the shared window (and closed after)."""
     window = shared_window()
-    session = Session(Simulation.load(DEFAULT_LEVEL))
+    session = Session(Simulation.load(path))
     play = PlayView(session)
     window.show_view(play)
-    yield play
-    window.show_view(arcade.View())  # disables the panel's UI manager
-    session.sim.close()
+    try:
+        yield play
+    finally:
+        window.show_view(arcade.View())  # disables the panel's UI manager
+        session.sim.close()
+
+
+@pytest.fixture
+def view():
+    with shown(DEFAULT_LEVEL) as play:
+        yield play
 
 
 def test_keys_and_buttons_are_named_as_scripts_name_them() -> None:
@@ -129,23 +141,15 @@ def test_with_the_panel_shown_the_world_is_fitted_beside_it_and_whole_without_it
 def test_the_hint_line_lies_over_the_floor_not_over_what_rests_on_it(level: str) -> None:
     # zoomed out to show 5050 boxes, the large pyramid's floor was 7 px high: the hint covered the
     # lowest three rows of its left half
-    window = shared_window()
-    session = Session(Simulation.load(LEVELS_DIR / level))
-    play = PlayView(session)
-    window.show_view(play)
-    try:
+    with shown(LEVELS_DIR / level) as play:
         play.on_draw()
-        left, bottom, right, top = session.sim.settings.bounds
+        left, bottom, right, top = play.session.sim.settings.bounds
         (_, ground), (_, roof) = play.renderer.to_window([[left, bottom], [right, top]])
-        band = HINT_BAND * window.get_pixel_ratio()
-        assert ground >= band - 0.5
-        assert roof <= window.get_framebuffer_size()[1] + 0.5  # still whole
+        assert ground >= HINT_BAND * play.window.get_pixel_ratio() - 0.5
+        assert roof <= play.window.get_framebuffer_size()[1] + 0.5  # still whole
         # the middle of the bounds maps back to itself
         x, y = play.renderer.to_window([[(left + right) / 2, (bottom + top) / 2]])[0]
         assert play.renderer.to_world(x, y) == pytest.approx(((left + right) / 2, (bottom + top) / 2))
-    finally:
-        window.show_view(arcade.View())
-        session.sim.close()
 
 
 @pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
@@ -183,11 +187,8 @@ def test_no_label_widens_the_panel_at_either_end_of_its_slider(level: str) -> No
     # column the world is fitted beside: the panel lay over the floor's end
     from weft.game.panel import Slider
 
-    window = shared_window()
-    session = Session(Simulation.load(LEVELS_DIR / level))
-    play = PlayView(session)
-    window.show_view(play)
-    try:
+    with shown(LEVELS_DIR / level) as play:
+        session = play.session
         for _, control, _ in play.panel._labels:
             assert isinstance(control, Slider)
             for value in (control.low_for(session), control.high_for(session)):
@@ -197,9 +198,6 @@ def test_no_label_widens_the_panel_at_either_end_of_its_slider(level: str) -> No
                 play.on_draw()  # the labels follow the level's values, and the panel is laid out
                 width = play.panel.widget.rect.width
                 assert width <= PANEL_WIDTH + 0.5, f"{level}: {control.label} at {value}: {width} px"
-    finally:
-        window.show_view(arcade.View())
-        session.sim.close()
 
 
 def test_the_hud_counts_the_threads_a_cut_severs_not_the_hidden_ones_with_them() -> None:
