@@ -16,7 +16,7 @@ import statistics
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from weft import __version__
 from weft.folders import PACKAGE_DIR, source_checkout
@@ -32,7 +32,7 @@ from weft.systems.schedule import SystemFailed
 USER_ERROR = 1
 
 
-def command() -> None:
+def command() -> NoReturn:
     """The ``weft`` command and ``python -m weft``: ``main`` on the process's arguments, then the
     process ends at once with its exit code.
 
