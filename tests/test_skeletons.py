@@ -8,7 +8,6 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
-from support.kernels import from_python
 from support.skins import SkinWatch, area_ratios, drag, line
 from support.worlds import simulate
 
@@ -19,13 +18,10 @@ from weft.game.level import LevelError
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
-from weft.systems.kernels import joint_limits
 from weft.systems.kernels.bones import local_from_angles, pose_from_local
+from weft.systems.kernels.joint_limits import joint_angles
 from weft.systems.kernels.skinning import rigid_positions
 from weft.systems.skeletons import pose, skin
-
-# built for other kernels only (no wrapper for Python): copies a test can call
-joint_angles = from_python(joint_limits.joint_angles)
 
 RAGDOLL = LEVELS_DIR / "ragdoll.toml"
 

@@ -19,6 +19,7 @@ from weft.systems.kernels.dual_quaternions import (
     skin_vertices_dual_quaternion,
     skin_vertices_dual_quaternion_naive,
 )
+from weft.systems.kernels.joint_limits import joint_angles
 from weft.systems.kernels.mesh_heat import cotangent_laplacian, solve_screened
 from weft.systems.kernels.skinning import (
     rigid_positions,
@@ -31,7 +32,6 @@ from weft.systems.skin_build import make_skinned_mesh, outline_normals
 
 # built for other kernels only (no wrapper for Python): copies a test can call
 bone_frames_from_particles = from_python(bones.bone_frames_from_particles)
-joint_angles = from_python(joint_limits.joint_angles)
 limit_joint_angles = from_python(joint_limits.limit_joint_angles)
 
 SEEDS = st.integers(0, 2**31)

@@ -50,7 +50,7 @@ def joint_angle(pos: npt.NDArray[np.float64], a: int, b: int, c: int) -> float:
     return math.atan2(ux * vy - uy * vx, ux * vx + uy * vy)
 
 
-@numba.njit(cache=True, **INNER)
+@numba.njit(cache=True)
 def joint_angles(
     pos: npt.NDArray[np.float64],
     a: npt.NDArray[np.int64],
