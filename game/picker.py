@@ -40,6 +40,9 @@ MARGIN = 24
 
 HEADER = 100
 """px at the top for the title and the key hint."""
+FOOTER = 48
+"""px under the rows for the "more below" note and, under it, the line of the kernels' preparation
+(``status``): with the margin alone the two overlapped at 720 px."""
 
 ROW_HEIGHT = 58
 ROW_THUMB = (80, 45)
@@ -212,7 +215,7 @@ class PickerView(arcade.View):
     def on_resize(self, width: int, height: int) -> None:
         """Lay the picker out for the window's size: the heading at its top, as many rows as fit
         under it, the preview filling the width beside them."""
-        self.rows_shown = max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
+        self.rows_shown = max(1, (height - HEADER - FOOTER) // ROW_HEIGHT)
         self.title.y = height - 44
         self.hint.y = height - 72
         preview_width = max(1, width - MARGIN - self.preview_left)

@@ -386,16 +386,28 @@ def test_a_row_says_what_its_entry_says_when_the_list_is_made_again(game) -> Non
     assert (name.text, description.text) == (first.path.stem, "this level has problems")
 
 
+def test_the_more_below_note_and_the_preparation_line_lie_apart(game) -> None:
+    # before: in the 1280 × 720 window the note sat 2 px over the line, the two drawn into each other
+    game.preparation = FakePreparation()
+    picker = game.pick()
+    notes = []
+    picker._draw_more = lambda label, y: notes.append(y)
+    picker.on_draw()
+    assert len(notes) == 1  # 16 levels: more below
+    half_note = picker.placeholder.content_height / 2
+    assert notes[0] - half_note >= picker.status.y + picker.status.content_height
+
+
 def test_the_heading_and_the_rows_follow_a_resized_window(game) -> None:
     # before: the heading kept the height it was made at: at 900 px it overlapped the first rows,
     # at 300 px it lay above the window
-    from weft.game.picker import HEADER, MARGIN, ROW_HEIGHT
+    from weft.game.picker import FOOTER, HEADER, MARGIN, ROW_HEIGHT
 
     picker = game.pick(selected=DEFAULT_LEVEL)
     for width, height in ((1500, 900), (500, 300), (1280, 720)):
         picker.on_resize(width, height)
         assert (height - picker.title.y, height - picker.hint.y) == (44, 72)
-        assert picker.rows_shown == max(1, (height - HEADER - MARGIN) // ROW_HEIGHT)
+        assert picker.rows_shown == max(1, (height - HEADER - FOOTER) // ROW_HEIGHT)
         assert picker.top <= picker.selected < picker.top + picker.rows_shown  # the chosen row in view
         assert picker.preview_size[0] == max(1, width - MARGIN - picker.preview_left)
     picker.on_resize(800, 450)  # no room beside the list: the preview is left out, not squeezed
