@@ -108,7 +108,8 @@ def poured_sizes_within_budgets(session: Session, low: float, high: float) -> tu
 
 
 def within_budgets(key: str) -> Callable[[Session, float, float], float]:
-    """A slider's top for an integer ``[world]`` key: the most the level's frame budgets allow."""
+    """A slider's top for an integer ``[world]`` key (``iterations``, ``rigid.iterations``): the most the
+    level's frame budgets allow."""
     return lambda s, low, high: most_within_budgets(s.sim.level.model, key, round(low), round(high))
 
 
@@ -363,6 +364,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         write=lambda s, v: [("world.rigid.iterations", round(v))],
         show=lambda v: f"{v:.0f} per substep",
         step=1.0,
+        highest=within_budgets("rigid.iterations"),
     ),
     "box_substeps": Slider(
         "Box substeps",
@@ -371,6 +373,7 @@ CONTROLS: dict[str, Slider | Choice] = {
         write=lambda s, v: [("world.rigid.substeps", round(v))],
         show=lambda v: f"{v:.0f} per frame",
         step=1.0,
+        highest=within_budgets("rigid.substeps"),
     ),
     "correction": Choice(
         "Position correction",
@@ -440,18 +443,23 @@ class Panel:
     def _add(self, control: Slider | Choice) -> None:
         if isinstance(control, Slider):
             value = control.read(self.session)
-            # two lines only where the control explains itself: a multiline label keeps the width of
-            # its first text, and a longer value wrapped
+            low, high = control.low_for(self.session), control.high_for(self.session)
+            fixed = high <= low  # the level's budgets leave one value: said, not a slider that cannot move
+            # two lines only where the control explains itself or is fixed: a multiline label keeps the
+            # width of its first text, and a longer value wrapped
+            only = f"{control.label}: {control.show(value)}, the most this level's budgets allow"
             label = UILabel(
-                text="",
+                text=only if fixed else "",
                 text_color=TEXT,
                 font_size=10,
                 width=PANEL_WIDTH - 20,
-                multiline=control.explain is not None,
+                multiline=fixed or control.explain is not None,
                 align="center",
                 size_hint=(1, 0),  # the panel's width whatever the text (no new line), its text's height
             )
-            low, high = control.low_for(self.session), control.high_for(self.session)
+            if fixed:
+                self.box.add(label)
+                return
             slider = UISlider(
                 value=min(high, max(low, value)),
                 min_value=low,

@@ -15,6 +15,7 @@ from support.gui import import_gui_headless
 import_gui_headless()
 
 import arcade  # noqa: E402
+from arcade.gui import UILabel  # noqa: E402
 
 from weft.game.clock import MAX_CATCH_UP_FRAMES  # noqa: E402
 from weft.game.hud import HELP_KEY_COLUMN, HELP_TEXT, HINT_BAND  # noqa: E402
@@ -152,7 +153,9 @@ def test_the_hint_line_lies_over_the_floor_not_over_what_rests_on_it(level: str)
         assert play.renderer.to_world(x, y) == pytest.approx(((left + right) / 2, (bottom + top) / 2))
 
 
-@pytest.mark.parametrize("level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml"])
+@pytest.mark.parametrize(
+    "level", ["cloth.toml", "balls.toml", "hammock.toml", "silo.toml", "flag.toml", "large_pyramid.toml"]
+)
 def test_every_panel_control_sets_what_it_then_shows_at_both_ends(level: str) -> None:
     from weft.game.panel import BOX_CONTROLS, CLOTH_CONTROLS, CONTROLS, Slider
     from weft.levels import LEVELS_DIR
@@ -198,6 +201,18 @@ def test_no_label_widens_the_panel_at_either_end_of_its_slider(level: str) -> No
                 play.on_draw()  # the labels follow the level's values, and the panel is laid out
                 width = play.panel.widget.rect.width
                 assert width <= PANEL_WIDTH + 0.5, f"{level}: {control.label} at {value}: {width} px"
+
+
+def test_a_control_the_budgets_leave_one_value_is_a_line_that_says_so_not_a_slider() -> None:
+    # before: the large pyramid's "Box iterations" went to 20, and each value past 1 was clamped back
+    # to 1 with a notice, the slider jumping back under the player's hand
+    with shown(LEVELS_DIR / "large_pyramid.toml") as play:
+        sliders = [control.label for _, control, _ in play.panel._labels]
+        assert "Box iterations" not in sliders and "Box substeps" in sliders
+        lines = [child.text for child in play.panel.box.children if isinstance(child, UILabel)]
+        assert "Box iterations: 1 per substep, the most this level's budgets allow" in lines
+        play.on_draw()
+        assert play.panel.widget.rect.width <= PANEL_WIDTH + 0.5  # the line wraps, it does not widen
 
 
 def test_the_hud_counts_the_threads_a_cut_severs_not_the_hidden_ones_with_them() -> None:

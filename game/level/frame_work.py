@@ -181,9 +181,9 @@ def frame_fits(model: Level) -> bool:
 
 def most_within_budgets(model: Level, key: str, low: int, high: int) -> int:
     """The largest value in ``[low, high]`` of the ``[world]`` integer ``key`` (``iterations``,
-    ``substeps``) at which ``model``'s frame stays within the budgets, or ``low`` when none does: a
-    slider's top for this level."""
-    return most_fitting(model, ("world", key), low, high)
+    ``rigid.iterations``: dotted within the table) at which ``model``'s frame stays within the
+    budgets, or ``low`` when none does: a slider's top for this level."""
+    return most_fitting(model, ("world", *key.split(".")), low, high)
 
 
 def most_fitting(model: Level, path: KeyPath, low: int, high: int) -> int:
