@@ -27,6 +27,10 @@ from weft.game.tools import MAX_TILT_DEG, tilt_of
 PANEL_WIDTH = 250
 PANEL_MARGIN = 10
 """Window px between the panel and the window's top and right edges, and between it and the world."""
+SNAP = 0.02
+"""Share of a continuous slider's length within which a drag lands on the value the level started
+with: its own numbers (gravity 980 px/s², no tilt) are then found again, not missed by a pixel.
+Sliders of whole numbers (``Slider.step``) land on every value as it is."""
 BACKGROUND = (18, 21, 30, 215)
 TEXT = (225, 228, 235, 255)
 MUTED = (150, 158, 175, 255)
@@ -427,6 +431,8 @@ class Panel:
         self.box.add(UILabel(text="Tuning (P hides)", text_color=MUTED, font_size=10, width=PANEL_WIDTH - 20))
         self._labels: list[tuple[UILabel, Slider, UISlider]] = []
         self._dropdowns: list[tuple[Choice, UIDropdown]] = []
+        self._starts: dict[int, float] = {}
+        """Each slider's value when the panel was made (by the slider's ``id``): where ``SNAP`` lands."""
         self._syncing = False
         """True while ``sync`` moves a control: the change it makes is the level's, not the player's."""
         model = session.sim.level.model
@@ -469,6 +475,8 @@ class Panel:
                 step=control.step,
             )
             slider.on_change = lambda event, c=control: self._changed(c, event)  # type: ignore[method-assign]
+            if control.step is None:
+                self._starts[id(slider)] = slider.value
             self._labels.append((label, control, slider))
             self.box.add(label)
             self.box.add(slider)
@@ -515,13 +523,17 @@ class Panel:
     def _changed(self, control: Slider, event: UIOnChangeEvent) -> None:
         if self._syncing:
             return
+        slider, value = event.source, event.new_value
+        start = self._starts.get(id(slider))
+        if start is not None and abs(value - start) <= SNAP * (slider.max_value - slider.min_value):
+            value = slider.value = start  # the thumb lands there too (a plain field: no new event)
         if control.event is not None:
-            self.session.queue(control.event(event.new_value))
-        for key, value in control.write(self.session, event.new_value):
-            self.session.queue({"type": "set", "key": key, "value": value})
+            self.session.queue(control.event(value))
+        for key, setting in control.write(self.session, value):
+            self.session.queue({"type": "set", "key": key, "value": setting})
         for label, shown, _slider in self._labels:
             if shown is control:
-                self._show(label, control, event.new_value)
+                self._show(label, control, value)
 
     def _chosen(self, control: Choice, event: UIOnChangeEvent) -> None:
         if self._syncing:

@@ -106,6 +106,23 @@ def test_panel_changes_become_recorded_set_events(view: PlayView) -> None:
     assert "35" in label.text
 
 
+def test_a_drag_near_the_levels_own_value_lands_on_it(view: PlayView) -> None:
+    # before: gravity's 980 px/s², once moved, was found again only by luck of the pixel
+    from arcade.gui import UIOnChangeEvent
+
+    from weft.game.panel import SNAP
+
+    label, _control, slider = next(entry for entry in view.panel._labels if entry[1].label == "Gravity")
+    start, length = slider.value, slider.max_value - slider.min_value
+    slider.on_change(UIOnChangeEvent(slider, start, start + 3 * SNAP * length))  # away: taken as it is
+    slider.on_change(UIOnChangeEvent(slider, start, start + 0.5 * SNAP * length))  # near: on the start
+    assert slider.value == start and f"{start:.0f}" in label.text
+    view.on_update(1 / 60)
+    sets = [event["value"] for event in view.session.log if event["type"] == "set"]
+    assert sets == [[0.0, pytest.approx(-start - 3 * SNAP * length, abs=0.5)], [0.0, -start]]
+    assert view.session.sim.settings.gravity[1] == -start
+
+
 def test_the_window_draws_the_sheet_the_hud_and_the_panel(view: PlayView) -> None:
     view.session.queue({"type": "key_press", "key": "H"})
     for _ in range(10):
