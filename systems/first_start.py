@@ -66,6 +66,12 @@ the plan's kernels it calls, by their place among the plan's lines (``-``: none)
 ``features, plan, features`` says what decides the kernels a level plan's frames need
 (``weft.game.warmup.level_features``): a level with no plan of its own borrows one that matches."""
 
+RECORDED_FRAMES = 600
+"""The frames of each shipped level a plan is read off (``tests/first_start.py``): ten seconds, so
+the kernels a level first calls a while in (a rag doll's limb reaching a crate: the braces, the push
+out of boxes) are in it. Read off the first frame only, they compiled after the plan, in one process
+while the other core idled: 5 of a cold rag doll's 26 s (2026-12-07)."""
+
 FEATURES = "features"
 """The first field of a ``RECORD`` line that gives a level plan's features, not a kernel."""
 

@@ -1,6 +1,6 @@
 """Record the plans of ``systems/first_start.py``: ``python tests/first_start.py [--write]``.
 
-Runs ``weft run LEVEL --frames 1`` for every shipped level with an empty
+Runs ``weft run LEVEL --frames RECORDED_FRAMES`` for every shipped level with an empty
 numba cache, in one process (``WEFT_COMPILE_APART=0``), and logs numba's
 compile events: which of our kernels compile, for which argument types,
 inside which, for how long, and which of ours each calls. From each log it
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from weft.game.simulation import Simulation
 from weft.game.warmup import level_features
-from weft.systems.first_start import APART, FEATURES, HERE, RECORD
+from weft.systems.first_start import APART, FEATURES, HERE, RECORD, RECORDED_FRAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
@@ -70,17 +70,17 @@ class Log(event.Listener):
 
 event.register("numba:compile", Log())
 from weft.game.cli import main
-main(["run", sys.argv[1], "--frames", "1"])
+main(["run", sys.argv[1], "--frames", sys.argv[2]])
 print(json.dumps(log), file=sys.stderr)
 """
 
 
 def compile_log(level: Path) -> list[dict]:
-    """The compile events of a cold one-frame run of ``level`` (every kernel compiled in-process)."""
+    """The compile events of a cold run of ``level``, ``RECORDED_FRAMES`` long (all in one process)."""
     with tempfile.TemporaryDirectory(prefix="weft-record-") as cache:
         environment = {**os.environ, "NUMBA_CACHE_DIR": cache, "WEFT_COMPILE_APART": "0"}
         done = subprocess.run(
-            [sys.executable, "-c", LOGGER, str(level)],
+            [sys.executable, "-c", LOGGER, str(level), str(RECORDED_FRAMES)],
             env=environment,
             capture_output=True,
             text=True,

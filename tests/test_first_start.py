@@ -13,6 +13,7 @@ callees, and neither side waiting for good on the other.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from weft.game.simulation import Simulation
 from weft.levels import LEVELS_DIR
 from weft.systems import first_start
 from weft.systems.first_start import (
+    RECORDED_FRAMES,
     SIDES,
     SWITCH,
     Heard,
@@ -51,10 +53,13 @@ def _level_of(plan: str) -> str:
     return BUILDS.get(plan) or plan.removeprefix("level ")
 
 
-def _step_once(level: str) -> None:
+@functools.cache
+def _run_as_recorded(level: str) -> None:
+    """Step ``level`` for the frames its plan was read off (once a test process: numba's cache then
+    holds what it compiled)."""
     sim = Simulation.load(LEVELS_DIR / level)
     try:
-        sim.step(1)
+        sim.step(RECORDED_FRAMES)
     finally:
         sim.close()
 
@@ -77,6 +82,13 @@ def test_there_is_a_plan_for_each_build_and_the_long_levels() -> None:
         for place, unit in enumerate(units):  # scheduled after its callees, which are the plan's
             assert all(k < place for k in unit.calls), (plan, unit.name)
             assert unit.seconds >= 0.0
+
+
+def test_a_level_plan_holds_what_its_level_first_calls_a_while_in() -> None:
+    # the rag doll's limbs reach a crate frames in: the braces and the pushes out of boxes compile
+    # then, and a plan read off the first frame alone left them to compile in one process after it
+    late = {"brace_boxes", "push_out_of_boxes", "push_bones_out_of_boxes"}
+    assert late <= {unit.name for unit in recorded("level ragdoll.toml")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,13 +185,13 @@ def test_a_side_whose_other_is_gone_or_late_compiles_without_waiting() -> None:
 
 @pytest.mark.parametrize("plan", plans())
 def test_each_planned_kernel_is_what_its_level_compiles(plan: str) -> None:
-    _step_once(_level_of(plan))
+    _run_as_recorded(_level_of(plan))
     stale = [f"{unit.name} {unit.signature}" for unit in recorded(plan) if not unit.cached()]
     assert stale == [], "re-record: python tests/first_start.py --write"
 
 
 def test_a_signature_nothing_passes_is_not_cached() -> None:
-    _step_once("pyramid.toml")
+    _run_as_recorded("pyramid.toml")
     unit = next(unit for unit in recorded("step_boxes_one_thread") if unit.name == "step_boxes_one_thread")
     assert unit.cached()
     changed = dataclasses.replace(unit, signature=unit.signature.replace("int64", "int32", 1))
@@ -187,7 +199,7 @@ def test_a_signature_nothing_passes_is_not_cached() -> None:
 
 
 def test_a_cached_plan_starts_no_second_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    _step_once("pyramid.toml")
+    _run_as_recorded("pyramid.toml")
     started = []
     monkeypatch.setattr(first_start.subprocess, "Popen", lambda *a, **k: started.append(a))
     compile_apart.cache_clear()
@@ -289,7 +301,7 @@ def _second_process(plan: str, told: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_second_process_compiles_its_side_telling_each_unit_done() -> None:
-    _step_once("pyramid.toml")  # the cache warm: it only loads them
+    _run_as_recorded("pyramid.toml")  # the cache warm: it only loads them
     plan = "step_boxes_one_thread"
     units = recorded(plan)
     here = [place for place, unit in enumerate(units) if unit.side == "here"]
