@@ -410,7 +410,7 @@ def test_bench_cold_times_a_run_of_each_shipped_level_then_warmup(
     )
     assert bench_run.run_scenes([], cold=True) == 0
     shipped = sorted(pyramid.LEVELS_DIR.glob("*.toml"))
-    assert asked[:-1] == [["run", str(path), "--frames", "1"] for path in shipped]
+    assert asked[:-1] == [["run", str(path), "--frames", "600"] for path in shipped]  # ten seconds of play
     assert asked[-1] == ["warmup"]
     printed = capsys.readouterr()
     table = printed.out
