@@ -160,7 +160,7 @@ def _header_size(file: BinaryIO, what: str, shown: object) -> tuple[int, int]:
                 image.verify()  # the whole file's structure (a PNG's chunks), without decoding it
     except Image.DecompressionBombError as error:  # Pillow's own limit, far above ours
         pixels = re.search(r"\((\d+) pixels\)", str(error))
-        size = f"{pixels.group(1)} pixels" if pixels else "far more"
+        size = _png_sides(file) or (f"{pixels.group(1)} pixels" if pixels else "far more")
         raise FileRefused(
             f"expected {what} at most {TEXTURE_SIDE} px wide and tall, got {shown!r} of {size}"
         ) from None
@@ -172,6 +172,20 @@ def _header_size(file: BinaryIO, what: str, shown: object) -> tuple[int, int]:
             f"expected {what} at most {TEXTURE_SIDE} px wide and tall, got {shown!r} of {width} × {height}"
         )
     return width, height
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_sides(file: BinaryIO) -> str | None:
+    """``"W × H"`` from a PNG's header chunk (``IHDR``: the signature, a length, the chunk's name,
+    then width and height as big-endian 32-bit integers), or None for another format. Pillow refuses
+    a file over its own limit before it gives the size, naming only the pixels it would hold."""
+    file.seek(0)
+    head = file.read(24)
+    if len(head) < 24 or head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        return None
+    return f"{int.from_bytes(head[16:20], 'big')} × {int.from_bytes(head[20:24], 'big')}"
 
 
 def _one_line(error: Exception) -> str:

@@ -27,6 +27,7 @@ from weft.game.level import LevelError, load_level
 from weft.game.level.problems import Problem
 from weft.game.session import Session
 from weft.game.simulation import Simulation
+from weft.named_files import FileRefused, image_size
 
 MEMORY = 3_000_000_000
 """Bytes of address space a subprocess may take: above what Weft needs, far below any blow-up."""
@@ -113,9 +114,17 @@ def test_a_png_header_claiming_20000_squared_is_refused_without_decoding(tmp_pat
     level.write_text("[[cloth]]\ntexture = 'huge.png'\n" + SKELETON.replace("TEXTURE", "huge.png"))
     lines = refused(weft("validate", str(level)), "cloth.0.texture", "skeleton.0.skin.texture")
     assert all(f"at most {TEXTURE_SIDE} px wide and tall" in line for line in lines)
-    assert all("400000000 pixels" in line for line in lines)  # 20000², over Pillow's own bomb limit
+    assert all("20000 × 20000" in line for line in lines)  # over Pillow's own bomb limit: read off the header
     (tmp_path / "huge.png").write_bytes(png_header(12000, 12000))  # under Pillow's, over ours
     assert all("12000 × 12000" in line for line in refused(weft("validate", str(level))))
+
+
+def test_a_bomb_in_another_format_is_refused_by_its_pixels(tmp_path: Path) -> None:
+    # a BMP header claiming 30000²: Pillow refuses it before it gives the size; only a PNG's we read
+    info = struct.pack("<IiiHHIIiiII", 40, 30000, 30000, 1, 24, 0, 0, 2835, 2835, 0, 0)
+    (tmp_path / "huge.bmp").write_bytes(b"BM" + struct.pack("<IHHI", 70, 0, 0, 54) + info + bytes(16))
+    with pytest.raises(FileRefused, match="of 900000000 pixels"):
+        image_size(tmp_path / "huge.bmp")
 
 
 @pytest.mark.parametrize("name", ["/etc/passwd", "../outside.png", "link.png", "fifo.png", "folder.png"])
