@@ -15,8 +15,9 @@ call graph over the two processes: each kernel compiles once its callees
 are done, on the side where it finishes soonest, the kernels with the
 longest chain of callers above them first (list scheduling by critical
 path). Before a kernel whose callees the other side compiles, a process
-waits until the other says they are done: each tells the other, through
-a pipe, the kernel it has just cached. The 55-box pyramid's 24 s of
+waits until the other says they are done (each tells the other, through
+a pipe, the kernel it has just cached), or meanwhile compiles a later
+kernel of its side that waits on nothing. The 55-box pyramid's 24 s of
 compiling took 17 s on two cores as a split into two halves and the box
 step after them; scheduled so, 13 s.
 
@@ -215,14 +216,20 @@ class Heard:
                 self._ended = True
                 self._news.notify_all()
 
-    def wait_for(self, places: Sequence[int]) -> None:
-        """Return once every unit in ``places`` is done, the other is silent for good, or time is up
-        (then the caller compiles what is missing itself, as numba does)."""
+    def first_ready(self, needs: Sequence[Sequence[int]]) -> int:
+        """The index of the first of ``needs`` (each the places of the other's units one unit
+        calls) whose units are all done, once one is; ``0`` once the other is silent for good or
+        time is up (then the caller compiles that one, and numba what it misses)."""
+
+        def ready() -> int | None:
+            return next((k for k, places in enumerate(needs) if self._done.issuperset(places)), None)
+
         with self._news:
             self._news.wait_for(
-                lambda: self._ended or self._done.issuperset(places),
+                lambda: self._ended or ready() is not None,
                 timeout=max(0.0, self._deadline - time.monotonic()),
             )
+            return ready() or 0
 
     def left_before(self, places: Sequence[int]) -> bool:
         """Whether the other ended its stream before saying every unit in ``places`` was done: it
@@ -270,20 +277,26 @@ def count_units(plan: str, total: int) -> Callable[[int], None]:
 def compile_side(
     units: Sequence[Unit], side: str, heard: Heard, tell: Callable[[int], None], alone: bool = True
 ) -> None:
-    """Compile ``side``'s units in order, each once the units it calls on the other side are heard
-    done, telling the other each one compiled (``tell(place)``). Without the other (it left before
+    """Compile ``side``'s units, each once the units it calls are done (the other side's heard
+    done): in order, but for one that waits on the other side, when a later one can go first;
+    telling the other each one compiled (``tell(place)``). Without the other (it left before
     its side was done) it goes on ``alone``, or stops: the second process stops, since nobody
     waits for what it would compile (this one goes on: its frame needs them)."""
     theirs = [place for place, unit in enumerate(units) if unit.side != side]
-    for place, unit in enumerate(units):
-        if unit.side != side:
-            continue
-        heard.wait_for([k for k in unit.calls if units[k].side != side])
+    left = [place for place, unit in enumerate(units) if unit.side == side]
+    while left:
+        # the first in order whose callees are done goes next: one that waits on the other side
+        # lets a later one of this side's go first, where the side would idle (the other side's
+        # kernels take longer or shorter than recorded, with the host's speed, and as numba's own
+        # helpers compile in whichever process first needs them)
+        can = [place for place in left if not any(k in left for k in units[place].calls)]
+        place = can[heard.first_ready([[k for k in units[p].calls if units[k].side != side] for p in can])]
         if not alone and heard.left_before(theirs):
             return
         # a stale plan (a kernel changed or renamed since): the frame compiles what it needs
         with contextlib.suppress(*STALE):
-            unit.compile()
+            units[place].compile()
+        left.remove(place)
         tell(place)  # done either way: the other must not wait on it
 
 
