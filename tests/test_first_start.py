@@ -157,9 +157,8 @@ def test_a_side_compiles_a_later_unit_while_its_next_waits_on_the_other() -> Non
     jobs = [_Job("apart", (), done, 0), _Job("here", (0,), done, 1, strict=False), _Job("here", (), done, 2)]
     read, write = os.pipe()
     with os.fdopen(read) as heard_in, os.fdopen(write, "w") as other_out:
-        here = threading.Thread(
-            target=compile_side, args=(jobs, "here", Heard(heard_in, time.monotonic() + 60), lambda place: None)
-        )
+        heard = Heard(heard_in, time.monotonic() + 60)
+        here = threading.Thread(target=compile_side, args=(jobs, "here", heard, lambda place: None))
         here.start()
         deadline = time.monotonic() + 10
         while done != [2] and time.monotonic() < deadline:  # 2 first, while 1 waits on 0
