@@ -39,6 +39,7 @@ executable is not a Python that runs modules).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import importlib
 import os
@@ -47,7 +48,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -99,7 +99,7 @@ _TYPES = {name: getattr(types, name) for name in dir(types) if not name.startswi
 """The names a numba signature's ``repr`` uses (``bool`` is numba's ``boolean``)."""
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Unit:
     """One kernel compiled for one signature, as ``RECORD`` lists it."""
 
@@ -110,6 +110,15 @@ class Unit:
     module: str
     name: str
     signature: str
+    after: tuple[int, ...] = ()
+    """The plan's units of the same kernel for other signatures on the other side, before it by
+    place (``recorded``): numba keeps a kernel's signatures in one cache index, which two processes
+    saving at once can each write over the other's, losing one entry or naming one signature's
+    code for the other's. So a kernel's signatures compile one at a time."""
+
+    def needs(self) -> tuple[int, ...]:
+        """The units that must be done before it: those it calls, and ``after``."""
+        return self.calls + self.after
 
     def kernel(self) -> Any:
         """The dispatcher (a one-thread twin is found through the kernel it was made from)."""
@@ -154,8 +163,17 @@ def _units() -> list[Unit]:
 
 
 def recorded(plan: str) -> list[Unit]:
-    """``RECORD``'s units of ``plan``, in the order they were scheduled (``calls`` index this list)."""
-    return [unit for unit in _units() if unit.plan == plan]
+    """``RECORD``'s units of ``plan``, in the order they were scheduled (``calls`` and ``after``
+    index this list)."""
+    units = [unit for unit in _units() if unit.plan == plan]
+    for place, unit in enumerate(units):
+        namesakes = [
+            k
+            for k, other in enumerate(units[:place])
+            if (other.module, other.name) == (unit.module, unit.name) and other.side != unit.side
+        ]
+        units[place] = dataclasses.replace(unit, after=tuple(namesakes))
+    return units
 
 
 def plans() -> list[str]:
@@ -289,8 +307,8 @@ def compile_side(
         # lets a later one of this side's go first, where the side would idle (the other side's
         # kernels take longer or shorter than recorded, with the host's speed, and as numba's own
         # helpers compile in whichever process first needs them)
-        can = [place for place in left if not any(k in left for k in units[place].calls)]
-        place = can[heard.first_ready([[k for k in units[p].calls if units[k].side != side] for p in can])]
+        can = [place for place in left if not any(k in left for k in units[place].needs())]
+        place = can[heard.first_ready([[k for k in units[p].needs() if units[k].side != side] for p in can])]
         if not alone and heard.left_before(theirs):
             return
         # a stale plan (a kernel changed or renamed since): the frame compiles what it needs

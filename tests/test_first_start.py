@@ -91,6 +91,22 @@ def test_a_level_plan_holds_what_its_level_first_calls_a_while_in() -> None:
     assert late <= {unit.name for unit in recorded("level ragdoll.toml")}
 
 
+def test_a_kernel_compiles_for_one_signature_at_a_time() -> None:
+    # numba keeps a kernel's signatures in one cache index: two processes saving it at once could
+    # each write over the other's entry, or name one signature's code for the other
+    for plan in plans():
+        units = recorded(plan)
+        for place, unit in enumerate(units):
+            others = [
+                k
+                for k, other in enumerate(units[:place])
+                if (other.module, other.name) == (unit.module, unit.name) and other.side != unit.side
+            ]
+            assert set(others) <= set(unit.needs()), (plan, unit.name)
+    balls = recorded("level balls.toml")
+    assert any(unit.after for unit in balls)  # first_at_least for two index types, one on each side
+
+
 @dataclasses.dataclass(frozen=True)
 class _Job:
     """A unit's place in the schedule without its kernel: compiling it only notes the order."""
@@ -101,9 +117,13 @@ class _Job:
     place: int
     strict: bool = True
     """Whether its callees must be done first (numba would compile those missing itself)."""
+    after: tuple[int, ...] = ()
+
+    def needs(self) -> tuple[int, ...]:
+        return self.calls + self.after
 
     def compile(self) -> None:
-        assert not self.strict or all(k in self.done for k in self.calls), "compiled before its callees"
+        assert not self.strict or all(k in self.done for k in self.needs()), "compiled before its needs"
         time.sleep(0.001)
         self.done.append(self.place)
 
@@ -122,7 +142,7 @@ def test_both_sides_of_each_plan_compile_everything_after_its_callees_and_never_
 ) -> None:
     done: list[int] = []
     units = recorded(plan)
-    jobs = [_Job(unit.side, unit.calls, done, place) for place, unit in enumerate(units)]
+    jobs = [_Job(unit.side, unit.calls, done, place, after=unit.after) for place, unit in enumerate(units)]
     to_apart, to_here = os.pipe(), os.pipe()
     with (
         os.fdopen(to_apart[0]) as apart_in,
