@@ -24,6 +24,8 @@ level needs compiles, and no more).
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -337,6 +339,11 @@ class FirstStart:
             print(f"physics ready in {seconds:.0f} s (once per version)", file=self.stream, flush=True)
 
 
+_GROUPS = hasattr(os, "killpg")
+"""Whether a child can lead a process group of its own that ``Preparation.stop`` ends at once (POSIX;
+on Windows only the child is ended, and its second process stops after the kernel it is on)."""
+
+
 class Preparation:
     """``weft warmup`` in a child process, and its latest progress line, for a window that must keep
     answering input while the kernels compile: of every shipped level (the picker's), or of the
@@ -355,6 +362,7 @@ class Preparation:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=_GROUPS,  # its second process too is ended with it (``stop``)
         )
         # the pipe is read on a thread that blocks on it (it never spins), so the window never waits
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -371,7 +379,13 @@ class Preparation:
         return self._child.poll() is not None
 
     def stop(self) -> None:
-        """End the child (the window closed first)."""
+        """End the child and the second process compiling beside it (``first_start``), which would
+        otherwise finish the kernel it is on, up to seconds more on a core another preparation or
+        the level now wants (the window closed, Escape, or another level's preparation first)."""
         if self._child.poll() is None:
-            self._child.kill()
+            if _GROUPS:
+                with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                    os.killpg(self._child.pid, signal.SIGKILL)
+            else:
+                self._child.kill()
             self._child.wait()

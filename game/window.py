@@ -68,6 +68,11 @@ LEVEL_STEP_KEYS = {arcade.key.N: 1, arcade.key.PAGEDOWN: 1, arcade.key.B: -1, ar
 SCREENSHOT_KEY = arcade.key.F12
 """Writes a PNG of the world as drawn (no HUD or panel) next to the level file."""
 
+PREPARING_DRAW_DT = 0.1
+"""s: how often a level about to open redraws its line (``PreparingView``; the seconds in it change
+once a second). At the game's 60 a second, software GL took 17% of a core for it, from the two
+processes compiling the level's kernels; keys are still heard at once."""
+
 
 def pressed_buttons(mask: int) -> list[str]:
     """Arcade's button bit mask as the script vocabulary's list of names."""
@@ -325,7 +330,11 @@ class PreparingView(arcade.View):
 
     def on_show_view(self) -> None:
         self.window.set_caption(f"Weft · {self.level.source.name} (preparing)")
+        self.window.set_draw_rate(PREPARING_DRAW_DT)
         self.on_resize(self.window.width, self.window.height)
+
+    def on_hide_view(self) -> None:
+        self.window.set_draw_rate(FRAME_DT)  # the rate ``open_window`` gives the game's window
 
     def on_resize(self, width: int, height: int) -> None:
         self.text.position = (width / 2, height / 2)
@@ -397,6 +406,16 @@ class Game:
             self.preparation = Preparation()
             self.prepared_all = True
 
+    def pause_preparation(self) -> None:
+        """Stop the compiling of every level's kernels (``prepare``) until the picker shows again:
+        one level's, started beside it, shared the two cores with it and took 27 s where alone it
+        takes 19 (the rag doll, cold), and a level played beside it lost a core to it. What it
+        cached stays cached."""
+        if self.preparation is not None and not self.preparation.done:
+            self.preparation.stop()
+            self.preparation = None
+            self.prepared_all = False  # not failed: the picker starts it again
+
     @property
     def preparing(self) -> bool:
         """Whether the kernels are still compiling (a level opened now would freeze the window)."""
@@ -414,6 +433,7 @@ class Game:
         child process, while the window says so and keeps answering (``PreparingView``).
         """
         if not self.kernels_cached and level.source.resolve() not in self.prepared:
+            self.pause_preparation()
             view: arcade.View = PreparingView(self, level, script, overrides)
             self.window.show_view(view)
             return view

@@ -224,8 +224,9 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
 ) -> None:
     import arcade
 
+    from weft.components import FRAME_DT
     from weft.game import window as window_module
-    from weft.game.window import PlayView, PreparingView
+    from weft.game.window import PREPARING_DRAW_DT, PlayView, PreparingView
 
     monkeypatch.setattr(window_module, "kernels_ready", lambda: False)
     monkeypatch.setattr(window_module, "Preparation", FakePreparation)
@@ -239,9 +240,15 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
         picker.status.text
         == "preparing physics, first run only: 3 of 16 levels (cloth.toml), 37 of 81 kernels"
     )
+    every = game.preparation
+    rates: list[float] = []
+    monkeypatch.setattr(game.window, "set_draw_rate", rates.append)
     picker.on_key_press(arcade.key.ENTER, 0)
     preparing = game.window.current_view
     assert isinstance(preparing, PreparingView)  # the level's own kernels compile aside
+    assert rates == [PREPARING_DRAW_DT]  # its line redrawn a few times a second, not 60
+    # and alone: every level's compiling would take half the cores from it
+    assert every.done and game.preparation is None
     preparing.on_draw()
     assert preparing.text.text.startswith(
         f"preparing physics, first run only: 7 of 23 kernels ({DEFAULT_LEVEL.name}) · "
@@ -251,14 +258,19 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     preparing.on_key_press(arcade.key.ESCAPE, 0)
     assert preparing.preparation.done  # stopped
     picker = game.window.current_view
+    again = game.preparation
+    assert isinstance(again, FakePreparation) and again is not every  # the picker's goes on
     picker.on_key_press(arcade.key.ENTER, 0)
     preparing = game.window.current_view
+    assert again.done and game.preparation is None
     preparing.preparation.done = True
     preparing.on_update(1 / 60)
     view = game.window.current_view
     assert isinstance(view, PlayView) and view.session.sim.level.source == DEFAULT_LEVEL
-    game.preparation.done = True
-    assert not game.preparing and game.preparation is None
+    assert rates[-1] == FRAME_DT  # the level at the game's rate
+    assert not game.preparing  # nothing compiles beside the level played
+    view.on_key_press(arcade.key.ESCAPE, 0)
+    assert isinstance(game.preparation, FakePreparation) and not game.preparation.done
 
 
 def test_the_picker_reached_from_a_level_on_a_first_start_compiles_the_kernels_aside(

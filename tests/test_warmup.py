@@ -3,6 +3,7 @@ and a mark that tells a ready cache from a cold one."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -190,3 +191,38 @@ def test_weft_warmup_of_a_level_with_problems_says_them_before_compiling_anythin
     first, second = done.stderr.splitlines()  # both levels', and no "preparing physics" line before
     assert first.startswith(str(missing)) and "no such file" in first
     assert second.startswith(str(level)) and "cloth.0.colz" in second
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="a process group of its own is POSIX's")
+def test_a_preparation_stopped_ends_its_second_process_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a cold cache of its own: the rag doll's plan starts a second process to compile beside it
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    preparation = warmup.Preparation([LEVELS_DIR / "ragdoll.toml"])
+    deadline = time.monotonic() + 60
+    second = ""
+    while not second and time.monotonic() < deadline and not preparation.done:
+        time.sleep(0.1)
+        second = _children_of(preparation._child.pid)
+    assert second, "the preparation never started its second process"
+    # one group, which ``stop`` ends at once: left alone, the second would finish the kernel it is on
+    assert os.getpgid(int(second)) == os.getpgid(preparation._child.pid) == preparation._child.pid
+    preparation.stop()
+    assert preparation.done
+    deadline = time.monotonic() + 1
+    while _alive(int(second)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(int(second))
+
+
+def _children_of(pid: int) -> str:
+    return subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.strip()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").exists() and ") Z " not in Path(f"/proc/{pid}/stat").read_text()
