@@ -38,7 +38,7 @@ import numpy as np
 
 from weft.game.session import Session
 from weft.game.simulation import Simulation
-from weft.levels import LEVELS_DIR
+from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 from weft.systems.first_start import compile_apart, plan_like, watch
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.distance import needs_general
@@ -57,8 +57,9 @@ WARM_FRAMES = 2
 
 
 def warm_levels() -> list[Path]:
-    """The shipped levels, by name."""
-    return sorted(LEVELS_DIR.glob("*.toml"))
+    """The shipped levels: the one the picker opens on first (``DEFAULT_LEVEL``: a player who presses
+    Enter at once finds its kernels furthest along), then the rest by name."""
+    return sorted(LEVELS_DIR.glob("*.toml"), key=lambda path: (path != DEFAULT_LEVEL, path.name))
 
 
 def kernels_ready() -> bool:
