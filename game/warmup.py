@@ -39,7 +39,7 @@ import numpy as np
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
-from weft.systems.first_start import compile_apart, plan_like, watch
+from weft.systems.first_start import compile_apart, plan_like, plans, watch
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
@@ -115,6 +115,7 @@ def prepare_physics(
     started = time.perf_counter()
     every = levels is None
     levels = warm_levels() if levels is None else list(levels)
+    compile_levels_apart(levels, overrides, report)
     for done, path in enumerate(levels):
         if report is not None:
             report(done, len(levels), path.name, None)
@@ -229,6 +230,25 @@ def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
     as its features are known only then (its build's kernels compile in this process alone)."""
     if _has_own_plan(path, overrides):
         compile_apart(f"level {path.name}")
+
+
+def compile_levels_apart(
+    levels: Sequence[Path], overrides: Sequence[str] = (), report: Report | None = None
+) -> None:
+    """The plans of several shipped levels compiled as one (``compile_apart``), before the first is
+    built, its kernels counted as the levels' (``report``): one after the other, each plan ended
+    with one side idle while the other finished, and each started a second process. Every shipped
+    level's took 49 s so, of a cold ``weft warmup``'s 54."""
+    recorded = set(plans())
+    own = [f"level {path.name}" for path in levels if _has_own_plan(path, overrides)]
+    own = [plan for plan in own if plan in recorded]
+    if len(own) < 2:  # one level's plan runs as its level is built (``compile_level_apart``)
+        return
+    stop_watching = watch(_kernels_of(report, 0, 1, f"{len(levels)} levels"))
+    try:
+        compile_apart(*own)
+    finally:
+        stop_watching()
 
 
 def compile_like_apart(sim: Simulation, path: Path, overrides: Sequence[str] = ()) -> None:

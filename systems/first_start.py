@@ -9,7 +9,7 @@ a kernel another process has compiled and cached loads in milliseconds
 when its caller compiles.
 
 So when a plan's kernels are not cached yet, a second process
-(``python -m weft.systems.first_start PLAN``) compiles its side of them
+(``python -m weft.systems.first_start PLAN...``) compiles its side of them
 while this one compiles the other. A plan is a schedule of the kernels'
 call graph over the two processes: each kernel compiles once its callees
 are done, on the side where it finishes soonest, the kernels with the
@@ -27,7 +27,8 @@ The plans are read off cold compiles of the shipped levels and kept in
 levels compile): one for each build of the box step (``for_boxes``),
 which the boxes system runs before its first step in any scene, and one
 for each shipped level that takes long, which ``run`` and ``warmup`` run
-before its first frame. A stale plan or a failed second process costs
+before its first frame (``warmup`` of several levels runs theirs as one,
+``recorded(*plans)``). A stale plan or a failed second process costs
 only the time it took: the frame then compiles what is missing, as
 before.
 
@@ -162,10 +163,20 @@ def _units() -> list[Unit]:
     return units
 
 
-def recorded(plan: str) -> list[Unit]:
-    """``RECORD``'s units of ``plan``, in the order they were scheduled (``calls`` and ``after``
-    index this list)."""
-    units = [unit for unit in _units() if unit.plan == plan]
+def recorded(*names: str) -> list[Unit]:
+    """``RECORD``'s units of the plan ``names`` (or of several, one after the other: a kernel in more
+    than one once, where first met), each plan's in the order it was scheduled; ``calls`` and
+    ``after`` index this list."""
+    units: list[Unit] = []
+    places: dict[tuple[str, str, str], int] = {}
+    for name in names:
+        plan = [unit for unit in _units() if unit.plan == name]
+        for unit in plan:
+            key = (unit.module, unit.name, unit.signature)
+            if key not in places:
+                called = tuple(places[(c.module, c.name, c.signature)] for c in (plan[k] for k in unit.calls))
+                places[key] = len(units)
+                units.append(dataclasses.replace(unit, calls=called))
     for place, unit in enumerate(units):
         namesakes = [
             k
@@ -332,17 +343,18 @@ def teller(stream: IO[str]) -> Callable[[int], None]:
 
 
 @functools.cache
-def compile_apart(plan: str) -> None:
-    """Compile ``plan``'s kernels in two processes when they are not cached: the second its
-    ``apart`` side while this one its ``here`` side, telling the watchers (``watch``) how far they
-    are (once a process and plan; a no-op when every root of the plan is cached, with no such plan,
-    when off, or with one core to compile on)."""
+def compile_apart(*plans: str) -> None:
+    """Compile the kernels of ``plans`` (one, or several at once: ``recorded``) in two processes when
+    they are not cached: the second their ``apart`` side while this one their ``here`` side, telling
+    the watchers (``watch``) how far they are, as the plan ``" + ".join(plans)`` (once a process and
+    plans; a no-op when every root is cached, with no such plan, when off, or with one core to
+    compile on)."""
     # a frozen application's executable is the application, not a Python to run a module with
     if os.environ.get(SWITCH, "1") == "0" or _cores() < 2 or getattr(sys, "frozen", False):
         return
     if numba.config.DISABLE_JIT:  # kernels are plain Python: nothing compiles
         return
-    units = recorded(plan)
+    units = recorded(*plans)
     try:
         cached = all(unit.cached() for unit in roots(units))
     except STALE:  # a root the record names wrong: compile the plan, passing over what is stale
@@ -351,7 +363,7 @@ def compile_apart(plan: str) -> None:
         return
     try:
         second = subprocess.Popen(
-            [sys.executable, "-m", "weft.systems.first_start", plan],
+            [sys.executable, "-m", "weft.systems.first_start", *plans],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -362,7 +374,7 @@ def compile_apart(plan: str) -> None:
         return
     assert second.stdin is not None and second.stdout is not None
     deadline = time.monotonic() + WAIT_S
-    count = count_units(plan, len(units))
+    count = count_units(" + ".join(plans), len(units))
     heard = Heard(second.stdout, deadline, count)
     tell = teller(second.stdin)
 
@@ -391,10 +403,10 @@ def compile_step_apart(step: Any) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """The second process: compile the ``apart`` side of plan ``argv[0]``, hearing this one's
+    """The second process: compile the ``apart`` side of the plans ``argv``, hearing this one's
     ``here`` side on stdin and telling its own on stdout; it stops if this one leaves first."""
     heard = Heard(sys.stdin, time.monotonic() + WAIT_S)
-    compile_side(recorded(argv[0]), APART, heard, teller(sys.stdout), alone=False)
+    compile_side(recorded(*argv), APART, heard, teller(sys.stdout), alone=False)
     with contextlib.suppress(OSError):  # this one is done and gone: nobody to tell
         sys.stdout.flush()
     return 0

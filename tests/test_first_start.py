@@ -84,6 +84,24 @@ def test_there_is_a_plan_for_each_build_and_the_long_levels() -> None:
             assert unit.seconds >= 0.0
 
 
+def test_plans_recorded_together_hold_each_kernel_once_called_as_in_its_own() -> None:
+    names = ["level pyramid.toml", "level ragdoll.toml"]
+    together = recorded(*names)
+    keys = [(unit.module, unit.name, unit.signature) for unit in together]
+    assert len(set(keys)) == len(keys)
+    alone = [recorded(name) for name in names]
+    assert set(keys) == {(u.module, u.name, u.signature) for units in alone for u in units}
+    assert len(together) < sum(map(len, alone))  # the box step's kernels are in both
+    by_key = {key: place for place, key in enumerate(keys)}
+    for units in alone:
+        for unit in units:
+            place = by_key[(unit.module, unit.name, unit.signature)]
+            if together[place].plan == unit.plan:  # first met in this plan: its callees, as there
+                called = {(units[k].module, units[k].name, units[k].signature) for k in unit.calls}
+                assert {keys[k] for k in together[place].calls} == called
+            assert all(k < place for k in together[place].needs())
+
+
 def test_a_level_plan_holds_what_its_level_first_calls_a_while_in() -> None:
     # the rag doll's limbs reach a crate frames in: the braces and the pushes out of boxes compile
     # then, and a plan read off the first frame alone left them to compile in one process after it

@@ -38,6 +38,37 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     assert warmup.kernels_ready()
 
 
+def test_several_levels_compile_their_plans_as_one_before_the_first_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    happened: list[tuple[str, ...] | str] = []
+    monkeypatch.setattr(warmup, "compile_apart", lambda *plans: happened.append(plans))
+    load = warmup.Simulation.load
+
+    def built(path: Path, *args: object) -> object:
+        happened.append(f"built {path.name}")
+        return load(path, *args)
+
+    monkeypatch.setattr(warmup.Simulation, "load", built)
+    monkeypatch.setattr(warmup, "act_once", lambda sim: None)
+    levels = [LEVELS_DIR / "stack.toml", LEVELS_DIR / "cloth.toml"]
+    warmup.prepare_physics(None, levels)
+    # one second process for both, and no plan's end waiting on its last kernel before the next
+    assert happened == [
+        ("level stack.toml", "level cloth.toml"),
+        ("level stack.toml",),  # each then finds its own cached
+        "built stack.toml",
+        ("level cloth.toml",),
+        "built cloth.toml",
+    ]
+    happened.clear()
+    warmup.prepare_physics(None, levels[:1])  # a level about to open: its own plan, as it is built
+    assert happened == [("level stack.toml",), "built stack.toml"]
+    happened.clear()
+    warmup.prepare_physics(None, levels, overrides=["world.gravity=[0, -100]"])  # changed: plans of others
+    assert all(len(event) == 1 for event in happened if isinstance(event, tuple))
+
+
 QUIET = """
 [world]
 gravity = [0, 0]
