@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import arcade
 
+from weft.components import FRAME_DT
 from weft.game.catalog import LevelEntry, list_levels
 from weft.game.hud import BACKGROUND, MUTED, TEXT, WARNING
 from weft.game.thumbnails import ThumbnailJob
@@ -54,6 +55,16 @@ NARROWEST_PREVIEW = 240
 a letter a line)."""
 PREVIEW_GAP = 28
 """px between the list and the preview."""
+
+IDLE_DRAW_DT = 0.2
+"""s: how often the picker redraws while the kernels compile aside and nobody touches it (its
+bottom line counts them). At the game's 60 a second its text took 59% of a core on software GL,
+from the two processes compiling: the picker's preparation of every level took 62 s where ``weft
+warmup`` alone took 44."""
+
+AWAKE_S = 1.0
+"""s: after a key, a click or the mouse moving, the picker redraws at the game's rate this long
+(``IDLE_DRAW_DT`` only while nobody touches it)."""
 
 
 class PickerView(arcade.View):
@@ -108,6 +119,10 @@ class PickerView(arcade.View):
         self._looked_through: list[LevelEntry] | None = None
         """The listing every level of which was looked for: until a new listing replaces it, an
         update has nothing to read."""
+        self._touched = -AWAKE_S
+        """When input last came (``time.perf_counter``): the picker redraws at the game's rate from
+        then for ``AWAKE_S``."""
+        self._draw_dt = FRAME_DT
 
     # -- choosing -------------------------------------------------------------
 
@@ -232,8 +247,21 @@ class PickerView(arcade.View):
         if self._job is not None:
             self._job.cancel()
             self._job = None
+        self._pace(FRAME_DT)
+
+    def _pace(self, draw_dt: float) -> None:
+        if draw_dt != self._draw_dt:
+            self.window.set_draw_rate(draw_dt)
+            self._draw_dt = draw_dt
+
+    def _touch(self) -> None:
+        """Input came: redraw at the game's rate from now (the next update draws at once)."""
+        self._touched = time.perf_counter()
+        self._pace(FRAME_DT)
 
     def on_update(self, delta_time: float) -> None:
+        idle = time.perf_counter() - self._touched > AWAKE_S
+        self._pace(IDLE_DRAW_DT if idle and self.game.preparing else FRAME_DT)
         if self._shown and not self._load_cached():
             return  # the cache first: a picture rendered now might be one it has
         if self.game.preparing:
@@ -264,6 +292,7 @@ class PickerView(arcade.View):
             self.status.draw()
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
+        self._touch()
         if symbol == arcade.key.UP:
             self.select(self.selected - 1)
         elif symbol == arcade.key.DOWN:
@@ -282,17 +311,20 @@ class PickerView(arcade.View):
             self.window.close()
 
     def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
+        self._touch()
         row = self._row_at(x, y)
         if row is not None:
             self.selected = row
 
     def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> None:
+        self._touch()
         row = self._row_at(x, y)
         if row is not None and button == arcade.MOUSE_BUTTON_LEFT:
             self.selected = row
             self.choose()
 
     def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float) -> None:
+        self._touch()
         most = max(0, len(self.entries) - self.rows_shown)
         self.top = max(0, min(most, self.top - round(scroll_y)))
         # the pointer chooses what it is over, as it does moving: the rows moved under it, and Enter

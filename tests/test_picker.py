@@ -246,7 +246,7 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     picker.on_key_press(arcade.key.ENTER, 0)
     preparing = game.window.current_view
     assert isinstance(preparing, PreparingView)  # the level's own kernels compile aside
-    assert rates == [PREPARING_DRAW_DT]  # its line redrawn a few times a second, not 60
+    assert rates[-1] == PREPARING_DRAW_DT  # its line redrawn a few times a second, not 60
     # and alone: every level's compiling would take half the cores from it
     assert every.done and game.preparation is None
     preparing.on_draw()
@@ -271,6 +271,38 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     assert not game.preparing  # nothing compiles beside the level played
     view.on_key_press(arcade.key.ESCAPE, 0)
     assert isinstance(game.preparation, FakePreparation) and not game.preparation.done
+
+
+def test_while_the_kernels_compile_an_untouched_picker_redraws_a_few_times_a_second(
+    game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arcade
+
+    from weft.components import FRAME_DT
+    from weft.game import window as window_module
+    from weft.game.picker import AWAKE_S, IDLE_DRAW_DT
+
+    monkeypatch.setattr(window_module, "kernels_ready", lambda: False)
+    monkeypatch.setattr(window_module, "Preparation", FakePreparation)
+    rates: list[float] = []
+    monkeypatch.setattr(game.window, "set_draw_rate", rates.append)
+    picker = game.pick()
+    picker.on_update(1 / 60)
+    assert rates == [IDLE_DRAW_DT]  # its text took most of a core from the compiling
+    picker.on_key_press(arcade.key.DOWN, 0)
+    assert rates[-1] == FRAME_DT  # a key is answered at the game's rate, from the next update
+    picker.on_update(1 / 60)
+    assert rates[-1] == FRAME_DT
+    picker._touched -= 2 * AWAKE_S  # a while later, nobody touching it
+    picker.on_update(1 / 60)
+    assert rates[-1] == IDLE_DRAW_DT
+    picker.on_mouse_motion(10, 10, 1, 1)
+    assert rates[-1] == FRAME_DT
+    picker._touched -= 2 * AWAKE_S
+    game.preparation.done = True  # compiled: the picker renders its thumbnails at full rate
+    picker.on_update(1 / 60)
+    assert rates[-1] == FRAME_DT
+    assert rates == [IDLE_DRAW_DT, FRAME_DT, IDLE_DRAW_DT, FRAME_DT]  # set only when it changes
 
 
 def test_the_picker_reached_from_a_level_on_a_first_start_compiles_the_kernels_aside(
