@@ -236,9 +236,9 @@ def compile_levels_apart(
     levels: Sequence[Path], overrides: Sequence[str] = (), report: Report | None = None
 ) -> None:
     """The plans of several shipped levels compiled as one (``compile_apart``), before the first is
-    built, its kernels counted as the levels' (``report``): one after the other, each plan ended
-    with one side idle while the other finished, and each started a second process. Every shipped
-    level's took 49 s so, of a cold ``weft warmup``'s 54."""
+    built, its kernels counted as the levels' (``report``). One after the other, each plan ended
+    with one side idle while the other finished, and each started a second process: a cold ``weft
+    warmup`` took 54-55 s so (49 of them in the plans), 44 s as one."""
     recorded = set(plans())
     own = [f"level {path.name}" for path in levels if _has_own_plan(path, overrides)]
     own = [plan for plan in own if plan in recorded]

@@ -177,14 +177,22 @@ def recorded(*names: str) -> list[Unit]:
                 called = tuple(places[(c.module, c.name, c.signature)] for c in (plan[k] for k in unit.calls))
                 places[key] = len(units)
                 units.append(dataclasses.replace(unit, calls=called))
-    for place, unit in enumerate(units):
-        namesakes = [
-            k
-            for k, other in enumerate(units[:place])
-            if (other.module, other.name) == (unit.module, unit.name) and other.side != unit.side
-        ]
-        units[place] = dataclasses.replace(unit, after=tuple(namesakes))
-    return units
+    return signatures_in_turn(units)
+
+
+def signatures_in_turn(units: Sequence[Unit]) -> list[Unit]:
+    """``units``, each one ``after`` the units before it of the same kernel on the other side."""
+    return [
+        dataclasses.replace(
+            unit,
+            after=tuple(
+                k
+                for k, other in enumerate(units[:place])
+                if (other.module, other.name) == (unit.module, unit.name) and other.side != unit.side
+            ),
+        )
+        for place, unit in enumerate(units)
+    ]
 
 
 def plans() -> list[str]:
@@ -247,8 +255,9 @@ class Heard:
 
     def first_ready(self, needs: Sequence[Sequence[int]]) -> int:
         """The index of the first of ``needs`` (each the places of the other's units one unit
-        calls) whose units are all done, once one is; ``0`` once the other is silent for good or
-        time is up (then the caller compiles that one, and numba what it misses)."""
+        waits for: ``Unit.needs``) whose units are all done, once one is; ``0`` once the other is
+        silent for good or time is up (then the caller compiles that one, and numba what it
+        misses)."""
 
         def ready() -> int | None:
             return next((k for k, places in enumerate(needs) if self._done.issuperset(places)), None)
@@ -306,15 +315,16 @@ def count_units(plan: str, total: int) -> Callable[[int], None]:
 def compile_side(
     units: Sequence[Unit], side: str, heard: Heard, tell: Callable[[int], None], alone: bool = True
 ) -> None:
-    """Compile ``side``'s units, each once the units it calls are done (the other side's heard
-    done): in order, but for one that waits on the other side, when a later one can go first;
+    """Compile ``side``'s units, each once the units it needs are done (``Unit.needs``; the other
+    side's heard done): in order, but for one that waits on the other side, when a later one can go
+    first;
     telling the other each one compiled (``tell(place)``). Without the other (it left before
     its side was done) it goes on ``alone``, or stops: the second process stops, since nobody
     waits for what it would compile (this one goes on: its frame needs them)."""
     theirs = [place for place, unit in enumerate(units) if unit.side != side]
     left = [place for place, unit in enumerate(units) if unit.side == side]
     while left:
-        # the first in order whose callees are done goes next: one that waits on the other side
+        # the first in order whose needs are done goes next: one that waits on the other side
         # lets a later one of this side's go first, where the side would idle (the other side's
         # kernels take longer or shorter than recorded, with the host's speed, and as numba's own
         # helpers compile in whichever process first needs them)

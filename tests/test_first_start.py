@@ -40,6 +40,7 @@ from weft.systems.first_start import (
     plans,
     recorded,
     roots,
+    signatures_in_turn,
     teller,
 )
 from weft.systems.kernels.box_step import step_boxes
@@ -112,17 +113,37 @@ def test_a_level_plan_holds_what_its_level_first_calls_a_while_in() -> None:
 def test_a_kernel_compiles_for_one_signature_at_a_time() -> None:
     # numba keeps a kernel's signatures in one cache index: two processes saving it at once could
     # each write over the other's entry, or name one signature's code for the other
-    for plan in plans():
-        units = recorded(plan)
-        for place, unit in enumerate(units):
-            others = [
-                k
-                for k, other in enumerate(units[:place])
-                if (other.module, other.name) == (unit.module, unit.name) and other.side != unit.side
-            ]
-            assert set(others) <= set(unit.needs()), (plan, unit.name)
-    balls = recorded("level balls.toml")
-    assert any(unit.after for unit in balls)  # first_at_least for two index types, one on each side
+    assert any(unit.after for unit in recorded("level balls.toml"))  # first_at_least, on both sides
+    kernel = ("weft.systems.kernels.grid", "first_at_least")
+    two = [
+        Unit("test", side, 0.1, (), *kernel, signature)
+        for side, signature in (("here", "(a)"), ("apart", "(b)"))
+    ]
+    assert [unit.after for unit in signatures_in_turn(two)] == [(), (0,)]
+    assert _two_at_once(two)  # without: both at the start, side by side
+    assert not _two_at_once(signatures_in_turn(two))
+
+
+def _two_at_once(units: list[Unit]) -> bool:
+    """Whether two of ``units`` were compiling at the same moment, run on their two sides."""
+    done: list[int] = []
+    compiling: list[int] = []
+    met: list[bool] = []
+
+    @dataclasses.dataclass(frozen=True)
+    class Watched(_Job):
+        def compile(self) -> None:
+            compiling.append(self.place)
+            time.sleep(0.05)
+            met.append(len(compiling) > 1)
+            compiling.remove(self.place)
+            super().compile()
+
+    _pipes_between_two_sides(
+        [Watched(unit.side, unit.calls, done, place, after=unit.after) for place, unit in enumerate(units)]
+    )
+    assert sorted(done) == list(range(len(units)))
+    return any(met)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,6 +182,12 @@ def test_both_sides_of_each_plan_compile_everything_after_its_callees_and_never_
     done: list[int] = []
     units = recorded(plan)
     jobs = [_Job(unit.side, unit.calls, done, place, after=unit.after) for place, unit in enumerate(units)]
+    _pipes_between_two_sides(jobs)
+    assert sorted(done) == list(range(len(units)))
+
+
+def _pipes_between_two_sides(jobs: list[_Job]) -> None:
+    """Compile ``jobs`` on their two sides at once, each hearing the other over a pipe."""
     to_apart, to_here = os.pipe(), os.pipe()
     with (
         os.fdopen(to_apart[0]) as apart_in,
@@ -171,7 +198,6 @@ def test_both_sides_of_each_plan_compile_everything_after_its_callees_and_never_
         deadline = time.monotonic() + 60
         tell_here, tell_apart = teller(here_out), teller(apart_out)
         _two_sides(jobs, Heard(here_in, deadline), Heard(apart_in, deadline), tell_here, tell_apart)
-    assert sorted(done) == list(range(len(units)))
 
 
 def test_a_side_whose_other_left_goes_on_alone_or_stops_as_asked() -> None:
