@@ -225,7 +225,9 @@ def test_weft_warmup_of_a_level_with_problems_says_them_before_compiling_anythin
     assert second.startswith(str(level)) and "cloth.0.colz" in second
 
 
-@pytest.mark.skipif(not hasattr(os, "killpg"), reason="a process group of its own is POSIX's")
+@pytest.mark.skipif(
+    not hasattr(os, "killpg") or not Path("/proc").is_dir(), reason="a process group (POSIX), read in /proc"
+)
 def test_a_preparation_stopped_ends_its_second_process_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,28 +235,42 @@ def test_a_preparation_stopped_ends_its_second_process_too(
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     preparation = warmup.Preparation([LEVELS_DIR / "ragdoll.toml"])
     deadline = time.monotonic() + 60
-    second = ""
-    while not second and time.monotonic() < deadline and not preparation.done:
+    children: list[int] = []
+    while not children and time.monotonic() < deadline and not preparation.done:
         time.sleep(0.1)
-        second = _children_of(preparation._child.pid)
-    assert second, "the preparation never started its second process"
+        children = _children_of(preparation._child.pid)
+    assert children, "the preparation never started its second process"
+    (second,) = children
     # one group, which ``stop`` ends at once: left alone, the second would finish the kernel it is on
-    assert os.getpgid(int(second)) == os.getpgid(preparation._child.pid) == preparation._child.pid
+    assert os.getpgid(second) == os.getpgid(preparation._child.pid) == preparation._child.pid
     preparation.stop()
     assert preparation.done
     deadline = time.monotonic() + 1
-    while _alive(int(second)) and time.monotonic() < deadline:
+    while _alive(second) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(int(second))
+    assert not _alive(second)
 
 
-def _children_of(pid: int) -> str:
-    return subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.strip()
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (state, parent, ...), or None when
+    the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for folder in Path("/proc").glob("[0-9]*"):
+        fields = _stat(folder.name)
+        if fields is not None and int(fields[1]) == pid:
+            found.append(int(folder.name))
+    return found
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}/stat").exists() and ") Z " not in Path(f"/proc/{pid}/stat").read_text()
+    """Whether ``pid`` runs still (a zombie, ended and not yet reaped by its new parent, does not)."""
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"
