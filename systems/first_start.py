@@ -317,8 +317,7 @@ def compile_side(
 ) -> None:
     """Compile ``side``'s units, each once the units it needs are done (``Unit.needs``; the other
     side's heard done): in order, but for one that waits on the other side, when a later one can go
-    first;
-    telling the other each one compiled (``tell(place)``). Without the other (it left before
+    first; telling the other each one compiled (``tell(place)``). Without the other (it left before
     its side was done) it goes on ``alone``, or stops: the second process stops, since nobody
     waits for what it would compile (this one goes on: its frame needs them)."""
     theirs = [place for place, unit in enumerate(units) if unit.side != side]
