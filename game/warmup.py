@@ -39,7 +39,7 @@ import numpy as np
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
-from weft.systems.first_start import compile_apart, plan_like, plans, watch
+from weft.systems.first_start import PLAY, compile_apart, plan_like, plans, watch
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
@@ -90,7 +90,7 @@ def progress_line(done: int, total: int, name: str, kernels: Kernels = None) -> 
     counted = own = None
     if kernels is not None:
         plan, compiled, planned = kernels
-        own = plan.startswith("level ")
+        own = plan.startswith(("level ", PLAY))  # a level's own plan, or its play plan with it
         counted = (
             f"{compiled} of {planned} kernels" if own else f"the box step's {compiled} of {planned} kernels"
         )
@@ -125,10 +125,7 @@ def prepare_physics(
             sim = Simulation.load(path, overrides, allow_import)
             try:
                 compile_like_apart(sim, path, overrides)
-                sim.step(WARM_FRAMES)
-                act_once(sim)
-                if sim.level.model.cloth:  # a sheet's first draw would compile these in the window
-                    call_cloth_drawing_kernels()
+                play_once(sim)
             finally:
                 sim.close()
         finally:
@@ -140,6 +137,15 @@ def prepare_physics(
         with contextlib.suppress(OSError):  # a read-only cache: the next start prepares again
             READY_MARK.write_text("every shipped level stepped with these kernels\n")
     return time.perf_counter() - started
+
+
+def play_once(sim: Simulation) -> None:
+    """Step ``sim``, just built, ``WARM_FRAMES`` frames and play it once (``act_once``); for a sheet,
+    compile the drawing kernels too, which its first draw would compile in the window."""
+    sim.step(WARM_FRAMES)
+    act_once(sim)
+    if sim.level.model.cloth:
+        call_cloth_drawing_kernels()
 
 
 def act_once(sim: Simulation) -> None:
@@ -235,16 +241,20 @@ def compile_level_apart(path: Path, overrides: Sequence[str] = ()) -> None:
 def compile_levels_apart(
     levels: Sequence[Path], overrides: Sequence[str] = (), report: Report | None = None
 ) -> None:
-    """The plans of several shipped levels compiled as one (``compile_apart``), before the first is
-    built, its kernels counted as the levels' (``report``). One after the other, each plan ended
-    with one side idle while the other finished, and each started a second process: a cold ``weft
-    warmup`` took 54-55 s so (49 of them in the plans), 44 s as one."""
+    """The shipped ``levels``' plans compiled as one (``compile_apart``) before the first is built,
+    each level's with its play plan (``PLAY``: what ``play_once`` compiles besides its frames, the
+    tools' kernels, which compiled after the plan on one core), their kernels counted as the
+    levels' (``report``). One after the other, each plan ended with one side idle while the other
+    finished, and each started a second process: a cold ``weft warmup`` took 54-55 s so (49 of
+    them in the plans), 44 s as one."""
     recorded = set(plans())
-    own = [f"level {path.name}" for path in levels if _has_own_plan(path, overrides)]
+    own = [path.name for path in levels if _has_own_plan(path, overrides)]
+    own = [f"{PLAY}{name}" if f"{PLAY}{name}" in recorded else f"level {name}" for name in own]
     own = [plan for plan in own if plan in recorded]
-    if len(own) < 2:  # one level's plan runs as its level is built (``compile_level_apart``)
+    if not own or own == [f"level {levels[0].name}"]:  # a level plan alone runs as its level is built
         return
-    stop_watching = watch(_kernels_of(report, 0, 1, f"{len(levels)} levels"))
+    name = levels[0].name if len(levels) == 1 else f"{len(levels)} levels"
+    stop_watching = watch(_kernels_of(report, 0, 1, name))
     try:
         compile_apart(*own)
     finally:

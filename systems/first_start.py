@@ -27,8 +27,10 @@ The plans are read off cold compiles of the shipped levels and kept in
 levels compile): one for each build of the box step (``for_boxes``),
 which the boxes system runs before its first step in any scene, and one
 for each shipped level that takes long, which ``run`` and ``warmup`` run
-before its first frame (``warmup`` of several levels runs theirs as one,
-``recorded(*plans)``). A stale plan or a failed second process costs
+before its first frame; ``warmup`` runs it with the level's play plan
+(``PLAY``: the tools' kernels and the rest that playing it once compiles
+besides), and those of several levels as one (``recorded(*plans)``). A
+stale plan or a failed second process costs
 only the time it took: the frame then compiles what is missing, as
 before.
 
@@ -73,6 +75,11 @@ RECORDED_FRAMES = 600
 the kernels a level first calls a while in (a rag doll's limb reaching a crate: the braces, the push
 out of boxes) are in it. Read off the first frame only, they compiled after the plan, in one process
 while the other core idled: 5 of a cold rag doll's 26 s (2026-12-07)."""
+
+PLAY = "play "
+"""How a level's play plan is named (``play NAME``): the kernels its preparation compiles besides
+its frames' (``weft.game.warmup.play_once``), scheduled after its level plan (``level NAME``), whose
+places its own go on from; read with it (``recorded``)."""
 
 FEATURES = "features"
 """The first field of a ``RECORD`` line that gives a level plan's features, not a kernel."""
@@ -165,18 +172,26 @@ def _units() -> list[Unit]:
 
 def recorded(*names: str) -> list[Unit]:
     """``RECORD``'s units of the plan ``names`` (or of several, one after the other: a kernel in more
-    than one once, where first met), each plan's in the order it was scheduled; ``calls`` and
-    ``after`` index this list."""
+    than one once, where first met; a play plan after its level plan, ``PLAY``), each plan's in the
+    order it was scheduled; ``calls`` and ``after`` index this list."""
     units: list[Unit] = []
     places: dict[tuple[str, str, str], int] = {}
+
+    def key(unit: Unit) -> tuple[str, str, str]:
+        return unit.module, unit.name, unit.signature
+
     for name in names:
-        plan = [unit for unit in _units() if unit.plan == name]
-        for unit in plan:
-            key = (unit.module, unit.name, unit.signature)
-            if key not in places:
-                called = tuple(places[(c.module, c.name, c.signature)] for c in (plan[k] for k in unit.calls))
-                places[key] = len(units)
-                units.append(dataclasses.replace(unit, calls=called))
+        # a play plan comes with its level plan, whose places its own go on from
+        chain = [f"level {name.removeprefix(PLAY)}", name] if name.startswith(PLAY) else [name]
+        lookup: list[Unit] = []
+        for plan in chain:
+            lines = [unit for unit in _units() if unit.plan == plan]
+            lookup += lines
+            for unit in lines:
+                if key(unit) not in places:
+                    called = tuple(places[key(lookup[k])] for k in unit.calls)
+                    places[key(unit)] = len(units)
+                    units.append(dataclasses.replace(unit, calls=called))
     return signatures_in_turn(units)
 
 

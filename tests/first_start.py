@@ -27,7 +27,7 @@ from pathlib import Path
 
 from weft.game.simulation import Simulation
 from weft.game.warmup import level_features
-from weft.systems.first_start import APART, FEATURES, HERE, RECORD, RECORDED_FRAMES
+from weft.systems.first_start import APART, FEATURES, HERE, PLAY, RECORD, RECORDED_FRAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.toml"}
@@ -71,6 +71,15 @@ class Log(event.Listener):
 event.register("numba:compile", Log())
 from weft.game.cli import main
 main(["run", sys.argv[1], "--frames", sys.argv[2]])
+ran = len(log)
+# what a level's preparation compiles besides (weft.game.warmup.prepare_physics): played once
+from weft.game.simulation import Simulation
+from weft.game.warmup import play_once
+sim = Simulation.load(sys.argv[1])
+play_once(sim)
+sim.close()
+for entry in log:
+    entry["played"] = entry["id"] >= ran
 print(json.dumps(log), file=sys.stderr)
 """
 
@@ -107,8 +116,9 @@ def below(entry: dict, log: list[dict]) -> list[dict]:
     return [e for e in log if own(e) and (e is entry or entry["id"] in e["inside"])]
 
 
-def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
-    """``plan``'s record lines: ``entries`` (kernels of ``log``) scheduled over two processes.
+def plan_lines(plan: str, entries: list[dict], log: list[dict], base: list[dict] | None = None) -> list[str]:
+    """``plan``'s record lines: ``entries`` (kernels of ``log``) scheduled over two processes, after
+    ``base`` (a play plan's level plan, whose places its own go on from: ``first_start.recorded``).
 
     Each kernel costs what it took less its callees (``own_seconds``), and
     can compile once every kernel of the plan it calls has (``entry["calls"]``).
@@ -118,17 +128,20 @@ def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
     solver it calls end every box level's chain, so what leads to them goes
     first and the rest fills in around it."""
     units = {key(entry): entry for entry in entries}
+    before = [key(entry) for entry in base or []]
     own_seconds = {
         key(entry): entry["seconds"] - sum(e["seconds"] for e in callees(entry, log)) for entry in entries
     }
     calls = {key(entry): [tuple(c) for c in entry["calls"] if tuple(c) in units] for entry in entries}
+    earlier = {key(entry): [tuple(c) for c in entry["calls"] if tuple(c) in before] for entry in entries}
     callers = {unit: [other for other in units if unit in calls[other]] for unit in units}
 
     @functools.cache
     def chain(unit: tuple[str, str, str]) -> float:
         return own_seconds[unit] + max((chain(c) for c in callers[unit]), default=0.0)
 
-    free = {HERE: 0.0, APART: SECOND_STARTS_S}
+    # after a level plan (``base``) the second process is running already
+    free = {HERE: 0.0, APART: 0.0 if base else SECOND_STARTS_S}
     placed: dict[tuple[str, str, str], tuple[str, float]] = {}
     order = []
     while len(order) < len(units):
@@ -150,14 +163,23 @@ def plan_lines(plan: str, entries: list[dict], log: list[dict]) -> list[str]:
         f"{loads[APART]:.1f} s)",
         file=sys.stderr,
     )
-    place = {unit: k for k, unit in enumerate(order)}
+    place = {unit: k for k, unit in enumerate(before)} | {
+        unit: len(before) + k for k, unit in enumerate(order)
+    }
 
     def line(unit: tuple[str, str, str]) -> str:
-        called = ",".join(str(place[c]) for c in sorted(calls[unit], key=place.get)) or "-"
+        called = ",".join(str(place[c]) for c in sorted(calls[unit] + earlier[unit], key=place.get)) or "-"
         module, name, signature = unit
         return "\t".join([plan, placed[unit][0], f"{own_seconds[unit]:.2f}", called, module, name, signature])
 
     return [line(unit) for unit in order]
+
+
+def _plan_order(lines: list[str], plan: str, entries: list[dict]) -> list[dict]:
+    """``entries`` in the order ``plan``'s lines put them (its places)."""
+    by_key = {key(entry): entry for entry in entries}
+    placed = [line.split("\t") for line in lines if line.startswith(plan + "\t")]
+    return [by_key[(fields[4], fields[5], fields[6])] for fields in placed]
 
 
 def features(level: Path) -> str:
@@ -177,9 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     for level in sorted((ROOT / "levels").glob("*.toml")):
         log = compile_log(level)
         builds = [build for build, name in BUILDS.items() if name == level.name]
-        if sum(entry["seconds"] for entry in log if not entry["inside"]) >= SPLIT_FROM_S:
+        frames = [entry for entry in log if not entry["played"]]
+        if sum(entry["seconds"] for entry in frames if not entry["inside"]) >= SPLIT_FROM_S:
             lines.append("\t".join([FEATURES, f"level {level.name}", features(level)]))
-            lines += plan_lines(f"level {level.name}", [entry for entry in log if own(entry)], log)
+            ran = [entry for entry in frames if own(entry)]
+            lines += plan_lines(f"level {level.name}", ran, log)
+            played = [entry for entry in log if entry["played"] and own(entry)]
+            if played:
+                order = _plan_order(lines, f"level {level.name}", ran)
+                lines += plan_lines(f"{PLAY}{level.name}", played, log, order)
         for build in builds:
             step = next(entry for entry in log if entry["name"] == build and not entry["inside"])
             lines += plan_lines(build, below(step, log), log)

@@ -25,9 +25,11 @@ import pytest
 
 from weft.game import warmup
 from weft.game.simulation import Simulation
+from weft.game.warmup import play_once
 from weft.levels import LEVELS_DIR
 from weft.systems import first_start
 from weft.systems.first_start import (
+    PLAY,
     RECORDED_FRAMES,
     SIDES,
     SWITCH,
@@ -51,16 +53,21 @@ BUILDS = {"step_boxes_one_thread": "pyramid.toml", "step_boxes": "large_pyramid.
 
 
 def _level_of(plan: str) -> str:
-    return BUILDS.get(plan) or plan.removeprefix("level ")
+    return BUILDS.get(plan) or plan.removeprefix("level ").removeprefix(PLAY)
 
 
 @functools.cache
 def _run_as_recorded(level: str) -> None:
-    """Step ``level`` for the frames its plan was read off (once a test process: numba's cache then
-    holds what it compiled)."""
+    """Step ``level`` for the frames its plan was read off, then play it once as its preparation does
+    (once a test process: numba's cache then holds what they compiled)."""
     sim = Simulation.load(LEVELS_DIR / level)
     try:
         sim.step(RECORDED_FRAMES)
+    finally:
+        sim.close()
+    sim = Simulation.load(LEVELS_DIR / level)  # and prepared, as its play plan was read off
+    try:
+        play_once(sim)
     finally:
         sim.close()
 
@@ -101,6 +108,15 @@ def test_plans_recorded_together_hold_each_kernel_once_called_as_in_its_own() ->
                 called = {(units[k].module, units[k].name, units[k].signature) for k in unit.calls}
                 assert {keys[k] for k in together[place].calls} == called
             assert all(k < place for k in together[place].needs())
+
+
+def test_a_play_plan_holds_what_a_preparation_compiles_besides_its_levels_frames() -> None:
+    # the tools' kernels, which a preparation's act_once compiled after the plan on one core
+    level, play = recorded("level ragdoll.toml"), recorded(f"{PLAY}ragdoll.toml")
+    tools = {"place_pins", "sweep_cut", "kick_boxes"}
+    assert tools <= {unit.name for unit in play} and not tools & {unit.name for unit in level}
+    assert play[: len(level)] == level  # its level plan first, whose places its own go on from
+    assert all(k < place for place, unit in enumerate(play) for k in unit.needs())
 
 
 def test_a_level_plan_holds_what_its_level_first_calls_a_while_in() -> None:

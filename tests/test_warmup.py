@@ -38,7 +38,7 @@ def test_prepare_steps_each_level_reports_progress_and_marks_the_cache_ready(
     assert warmup.kernels_ready()
 
 
-def test_several_levels_compile_their_plans_as_one_before_the_first_is_built(
+def test_a_preparation_compiles_its_levels_plans_and_play_plans_as_one_before_the_first_is_built(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     happened: list[tuple[str, ...] | str] = []
@@ -54,16 +54,17 @@ def test_several_levels_compile_their_plans_as_one_before_the_first_is_built(
     levels = [LEVELS_DIR / "stack.toml", LEVELS_DIR / "cloth.toml"]
     warmup.prepare_physics(None, levels)
     # one second process for both, and no plan's end waiting on its last kernel before the next
+    # each with what playing it once compiles besides its frames (its play plan, after its level's)
     assert happened == [
-        ("level stack.toml", "level cloth.toml"),
+        ("play stack.toml", "play cloth.toml"),
         ("level stack.toml",),  # each then finds its own cached
         "built stack.toml",
         ("level cloth.toml",),
         "built cloth.toml",
     ]
     happened.clear()
-    warmup.prepare_physics(None, levels[:1])  # a level about to open: its own plan, as it is built
-    assert happened == [("level stack.toml",), "built stack.toml"]
+    warmup.prepare_physics(None, levels[:1])  # a level about to open: its own, and its play plan
+    assert happened == [("play stack.toml",), ("level stack.toml",), "built stack.toml"]
     happened.clear()
     warmup.prepare_physics(None, levels, overrides=["world.gravity=[0, -100]"])  # changed: plans of others
     assert all(len(event) == 1 for event in happened if isinstance(event, tuple))
@@ -192,6 +193,10 @@ def test_the_progress_line_says_it_happens_once_and_counts_levels_and_kernels() 
     borrowed = ("level junkyard.toml", 9, 90)  # a level of one's own with the plan of one alike
     assert warmup.progress_line(0, 1, "my.toml", borrowed) == said + "9 of 90 kernels (my.toml)"
     assert warmup.progress_line(0, 1, "stack.toml") == said + "compiling the kernels stack.toml needs"
+    played = ("play stack.toml", 9, 30)  # a preparation's: its level plan and its play plan
+    assert warmup.progress_line(0, 1, "stack.toml", played) == said + "9 of 30 kernels (stack.toml)"
+    every = ("play cloth.toml + play balls.toml", 40, 166)  # several levels' plans as one
+    assert warmup.progress_line(0, 1, "16 levels", every) == said + "40 of 166 kernels (16 levels)"
     assert warmup.progress_line(16, 16, "done") == said + "done"
 
 
