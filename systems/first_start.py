@@ -63,10 +63,12 @@ from weft.systems.kernels.jit import one_thread
 RECORD = Path(__file__).with_name("first_start.txt")
 """The kernels cold starts compile, by plan: ``plan, side, seconds, calls, module, name, signature``
 a line (tab-separated). A plan is a build of the box step (``step_boxes``, ``step_boxes_one_thread``:
-any scene with boxes) or a shipped level (``level NAME``); its lines are in the order the plan was
+any scene with boxes), a shipped level (``level NAME``) or what playing one once compiles besides
+(``play NAME``, after its level plan: ``PLAY``); its lines are in the order the plan was
 scheduled in, and each side (``here``: this process, ``apart``: the second) compiles its lines in
 that order. ``seconds`` is what the kernel took with its callees cached, when recorded; ``calls``
-the plan's kernels it calls, by their place among the plan's lines (``-``: none). A line
+the plan's kernels it calls, by their place among the plan's lines (``-``: none; a play plan's
+places go on from its level plan's). A line
 ``features, plan, features`` says what decides the kernels a level plan's frames need
 (``weft.game.warmup.level_features``): a level with no plan of its own borrows one that matches."""
 
