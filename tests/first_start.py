@@ -6,8 +6,10 @@ compile events: which of our kernels compile, for which argument types,
 inside which, for how long, and which of ours each calls. From each log it
 schedules a plan (``plan_lines``) for the level when it took
 ``SPLIT_FROM_S`` or more (with its ``level_features``, for levels alike that
-have no plan), and for the box step's build the pyramid (one-thread twins)
-and the large pyramid (the build for threads) run.
+have no plan) and then its play plan (what the level built afresh and
+played once compiles besides: ``play_once``, as a preparation plays it),
+and for the box step's build the pyramid (one-thread twins) and the large
+pyramid (the build for threads) run.
 ``--write`` stores them in ``systems/first_start.txt`` (else they are
 printed). Re-record after changing what a level's systems pass to their
 kernels: ``tests/test_first_start.py`` fails until then. Takes about ten
