@@ -248,15 +248,16 @@ def compile_levels_apart(
     finished, and each started a second process: a cold ``weft warmup`` took 54-55 s so (49 of
     them in the plans), 44 s as one."""
     recorded = set(plans())
-    own = [path.name for path in levels if _has_own_plan(path, overrides)]
-    own = [f"{PLAY}{name}" if f"{PLAY}{name}" in recorded else f"level {name}" for name in own]
-    own = [plan for plan in own if plan in recorded]
-    if not own or own == [f"level {levels[0].name}"]:  # a level plan alone runs as its level is built
+    chosen = []
+    for path in levels:
+        if _has_own_plan(path, overrides):  # its play plan brings its level plan (``recorded``)
+            chosen += [plan for plan in (f"{PLAY}{path.name}", f"level {path.name}") if plan in recorded][:1]
+    if not chosen:
         return
     name = levels[0].name if len(levels) == 1 else f"{len(levels)} levels"
     stop_watching = watch(_kernels_of(report, 0, 1, name))
     try:
-        compile_apart(*own)
+        compile_apart(*chosen)
     finally:
         stop_watching()
 
