@@ -44,8 +44,15 @@ from weft.systems.kernels.jit import THREADED_FROM, check_thread_count, set_thre
 
 KEPT_FRAMES = 15
 """Frames of the count in use whose median a trial is compared with."""
-TRIAL_FRAMES = 5
+TRIAL_FRAMES = 7
 """Frames a trial of the other count lasts (it ends after one frame that is plainly slower)."""
+WAKING_FRAMES = 2
+"""The first frames of a trial, left out of its median: on more threads they wake numba's worker,
+and on a virtual machine the core it runs on, from a sleep as long as the wait since the last
+trial. The 80 × 50 cloth's first frames on two threads after 40 on one took 0.60 and 0.48 ms, then
+0.40 and below, against 0.57 on one (2026-12-07, this machine); its five-frame trials, the first
+frame in, lost to one thread about one time in four, and in a slow minute every time, so the bench
+ran it on one thread (0.59 ms a frame, 2.98 times pymunk's; 0.34 on two)."""
 PLAINLY_SLOWER = 2.0
 """A trial frame this many times the median of the count in use ends the trial at once."""
 BETTER = 0.85
@@ -53,7 +60,9 @@ BETTER = 0.85
 FIRST_TRIAL = 20
 LAST_WAIT = 1920
 """Frames between trials: ``FIRST_TRIAL`` at first, doubled after every trial that lost (so a busy
-machine sees one slow frame every 32 s at most), and back to the first after a switch."""
+machine sees one slow frame every 32 s at most), and back to the first after a switch. A trial
+faster than the count in use, though not by enough to switch, keeps the wait: its frames cost
+nothing, and the next may find the machine quieter."""
 CROWDED_FRAMES = 2
 """Frames in a row plainly slower than the kept median that, on several threads, start a trial of one
 at once: something took a core. One such frame alone is a hiccup (a collection, the system): the
@@ -205,14 +214,15 @@ class ThreadChoice:
         if ms > PLAINLY_SLOWER * kept:
             self._end_trial(switch=False)
         elif len(self._trial) == TRIAL_FRAMES:
-            self._end_trial(switch=statistics.median(self._trial) < BETTER * kept)
+            tried = statistics.median(self._trial[WAKING_FRAMES:])
+            self._end_trial(switch=tried < BETTER * kept, faster=tried < kept)
 
-    def _end_trial(self, switch: bool) -> None:
+    def _end_trial(self, switch: bool, faster: bool = False) -> None:
         if switch:
             self.current = self._trying
-            self._kept = deque(self._trial, maxlen=KEPT_FRAMES)
+            self._kept = deque(self._trial[WAKING_FRAMES:], maxlen=KEPT_FRAMES)
             self._wait = FIRST_TRIAL
-        else:
+        elif not faster:
             self._wait = min(2 * self._wait, LAST_WAIT)
         self._trying, self._since, self._trial = 0, 0, []
 

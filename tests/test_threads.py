@@ -17,6 +17,7 @@ from weft.game.threads import (
     FIRST_TRIAL,
     KEPT_FRAMES,
     TRIAL_FRAMES,
+    WAKING_FRAMES,
     OtherLoad,
     ThreadChoice,
     numba_threads,
@@ -71,6 +72,33 @@ def test_a_busy_machine_stays_on_one_thread_and_tries_two_for_one_frame_ever_mor
     assert gaps == sorted(gaps)
     slow = len(tries) / len(used)
     assert slow < 0.05  # below the 95th percentile: the p95 frame stays a one-thread frame
+
+
+def test_a_trials_first_frames_wake_the_worker_and_are_left_out() -> None:
+    # the 80 × 50 cloth on a virtual machine: two threads' first frames after a long sleep are slow
+    choice = ThreadChoice(most=2, load=Others(0.0))
+    waking = iter([0.60, 0.55, 0.52, 0.50])
+    used = []
+    for _ in range(FIRST_TRIAL + KEPT_FRAMES + TRIAL_FRAMES):
+        threads = choice.threads(large=True)
+        used.append(threads)
+        choice.record(True, next(waking, 0.34) if threads == 2 else 0.57)
+    assert used.count(2) >= TRIAL_FRAMES  # a trial of two, not ended by its waking frames
+    assert WAKING_FRAMES < TRIAL_FRAMES // 2  # a median of mostly woken frames
+    assert choice.current == 2  # with them in, the median (0.52) was not 15% below one thread's
+
+
+def test_a_trial_faster_but_not_enough_to_switch_comes_back_as_soon() -> None:
+    choice = ThreadChoice(most=2, load=Others(0.0))
+    used = run(choice, 400, {1: 6.0, 2: 5.4})  # two threads 10% faster: not enough to switch
+    assert choice.current == 1
+    starts = [k for k, threads in enumerate(used) if threads == 2 and used[k - 1] == 1]
+    gaps = {b - a for a, b in itertools.pairwise(starts)}
+    assert gaps == {FIRST_TRIAL + TRIAL_FRAMES}  # never doubled: such trials cost nothing
+    slower = ThreadChoice(most=2, load=Others(0.0))
+    used = run(slower, 400, {1: 6.0, 2: 6.6})
+    starts = [k for k, threads in enumerate(used) if threads == 2 and used[k - 1] == 1]
+    assert starts[2] - starts[1] > starts[1] - starts[0]  # a trial that lost: the wait doubles
 
 
 def test_two_threads_that_get_crowded_fall_back_to_one_at_once() -> None:
