@@ -173,13 +173,19 @@ class _Job:
     strict: bool = True
     """Whether its callees must be done first (numba would compile those missing itself)."""
     after: tuple[int, ...] = ()
+    module: str = "jobs"
+    seconds: float = 0.001
+
+    @property
+    def name(self) -> str:
+        return f"job {self.place}"
 
     def needs(self) -> tuple[int, ...]:
         return self.calls + self.after
 
     def compile(self) -> None:
         assert not self.strict or all(k in self.done for k in self.needs()), "compiled before its needs"
-        time.sleep(0.001)
+        time.sleep(self.seconds)
         self.done.append(self.place)
 
 
@@ -214,6 +220,38 @@ def _pipes_between_two_sides(jobs: list[_Job]) -> None:
         deadline = time.monotonic() + 60
         tell_here, tell_apart = teller(here_out), teller(apart_out)
         _two_sides(jobs, Heard(here_in, deadline), Heard(apart_in, deadline), tell_here, tell_apart)
+
+
+def test_a_side_done_first_compiles_the_others_last_units_each_once() -> None:
+    done: list[int] = []
+    by_here: list[int] = []
+
+    @dataclasses.dataclass(frozen=True)
+    class Noted(_Job):
+        def compile(self) -> None:
+            if threading.current_thread() is threading.main_thread():  # ``_two_sides`` runs here so
+                by_here.append(self.place)
+            super().compile()
+
+    # here: one quick unit; apart: eight slow ones, the last calling the first
+    jobs = [Noted("here", (), done, 0)] + [
+        Noted("apart", (1,) if place == 8 else (), done, place, seconds=0.05) for place in range(1, 9)
+    ]
+    _pipes_between_two_sides(jobs)
+    assert sorted(done) == list(range(9))  # each once: none compiled on both sides
+    taken = [place for place in by_here if place != 0]
+    assert len(taken) >= 2, "the side done first idled"
+    assert taken[0] in (7, 8)  # the last first (8 once 1, which it calls, is done)
+    assert sorted(taken) == list(range(9 - len(taken), 9))  # the sides met between their ends
+
+
+def test_a_unit_is_given_the_other_only_until_its_side_starts_it() -> None:
+    units = [_Job("here", (), [], 0), _Job("here", (), [], 1), _Job("apart", (), [], 2)]
+    claims = first_start._Claims(units, "here")
+    assert claims.start(0) and not claims.give(0)  # started: refused
+    assert claims.give(1) and not claims.start(1)  # given: never started here
+    assert not claims.give(1)  # given once
+    assert not claims.give(2)  # not this side's to give
 
 
 def test_a_side_whose_other_left_goes_on_alone_or_stops_as_asked() -> None:
