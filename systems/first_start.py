@@ -404,12 +404,12 @@ class _Claims:
         self._lock = threading.Lock()
         self._mine = {place for place, unit in enumerate(units) if unit.side == side}
         self._started: set[int] = set()
-        self.given: set[int] = set()
+        self._given: set[int] = set()
 
     def start(self, place: int) -> bool:
         """Whether this side may compile ``place`` (it was not given): then it is started."""
         with self._lock:
-            if place in self.given:
+            if place in self._given:
                 return False
             self._started.add(place)
             return True
@@ -417,10 +417,15 @@ class _Claims:
     def give(self, place: int) -> bool:
         """Whether the other may compile ``place``, this side's and not started: then it is given."""
         with self._lock:
-            if place not in self._mine or place in self._started or place in self.given:
+            if place not in self._mine or place in self._started or place in self._given:
                 return False
-            self.given.add(place)
+            self._given.add(place)
             return True
+
+    def gave(self, place: int) -> bool:
+        """Whether ``place`` was given the other."""
+        with self._lock:
+            return place in self._given
 
 
 def compile_side(units: Sequence[Unit], side: str, heard: Heard, tell: Tell, alone: bool = True) -> None:
@@ -438,27 +443,25 @@ def compile_side(units: Sequence[Unit], side: str, heard: Heard, tell: Tell, alo
     def answer(place: int) -> None:
         tell(f"{GRANT if claims.give(place) else DENY} {place}")
 
+    def gone() -> bool:  # the other left before its side was done: the second process stops too
+        return not alone and heard.left_before([k for k in theirs if k not in compiled])
+
     heard.answer_with(answer)
-    while left:
-        left = [place for place in left if place not in claims.given]  # the other compiles those
-        if not left:
-            break
+    while left := [place for place in left if not claims.gave(place)]:  # the other compiles those
         # the first in order whose needs are done goes next: one that waits on the other side
         # lets a later one of this side's go first, where the side would idle (the other side's
         # kernels take longer or shorter than recorded, with the host's speed, and as numba's own
         # helpers compile in whichever process first needs them)
         can = [place for place in left if not any(k in left for k in units[place].needs())]
         place = can[heard.first_ready([[k for k in units[p].needs() if k not in compiled] for p in can])]
-        if not alone and heard.left_before([k for k in theirs if k not in compiled]):
+        if gone():
             return
-        if not claims.start(place):  # given the other meanwhile
-            continue
-        _compile(units[place], tell, place)
-        compiled.add(place)
-        left.remove(place)
-    if not alone and heard.left_before([k for k in theirs if k not in compiled]):
-        return
-    steal(units, theirs, heard, tell, compiled)
+        if claims.start(place):  # else given the other meanwhile
+            _compile(units[place], tell, place)
+            compiled.add(place)
+            left.remove(place)
+    if not gone():
+        steal(units, theirs, heard, tell, compiled)
 
 
 def steal(units: Sequence[Unit], theirs: Sequence[int], heard: Heard, tell: Tell, compiled: set[int]) -> None:
