@@ -7,7 +7,7 @@ import math
 import esper
 import numpy as np
 
-from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
+from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, ParticleStore, Press, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.softbody import (
     hold_perimeter,
@@ -188,8 +188,8 @@ def _build_legs(
         foot_range += [math.radians(foot[0]), math.radians(foot[1])]
     joints = leg_joints(center, radius, rotation)
     # radius 0 and placed along their chain each substep, which undoes any push: nothing holds legs out
-    # of other things (a ball they meet is still pushed aside); they stand on the walls through the
-    # body (see ``place_legs``)
+    # of other things (a ball they meet is still pushed aside); they stand on the walls and on pegs
+    # through the body (see ``place_legs``)
     knees = stores.particles.add(np.array([k for k, _ in joints]), 1.0, 0.0, owner)
     feet = stores.particles.add(np.array([f for _, f in joints]), 1.0, 0.0, owner)
     return Legs(
@@ -539,6 +539,7 @@ class LegsSystem(System):
         particles = world.stores().particles
         settings = world.settings()
         left, bottom, right, top = settings.walls
+        pegs = fixed_circles(particles)
         for _, body in by_entity(SoftBody):
             ux, uy = head_line(particles.pos, body)
             legs = body.legs
@@ -557,6 +558,7 @@ class LegsSystem(System):
                 uy,
                 -ux,
                 0.5 * legs.thickness,
+                pegs,
                 left,
                 bottom,
                 right,
@@ -564,6 +566,17 @@ class LegsSystem(System):
                 settings.floor_friction,
                 LEG_TONE,
             )
+
+
+def fixed_circles(particles: ParticleStore) -> np.ndarray:
+    """The circles nothing moves (inverse mass 0: a level's pegs, a ball held by the mouse), as
+    ``(K, 3)`` rows of x, y and radius: what a creature's feet stand on besides the walls (never its
+    own skin, whose points are rings)."""
+    n = particles.count
+    if not particles.circles:
+        return np.zeros((0, 3))
+    fixed = np.flatnonzero((particles.inv_mass[:n] == 0.0) & (particles.kind[:n] == ParticleKind.CIRCLE))
+    return np.column_stack([particles.pos[fixed], particles.radius[fixed]])
 
 
 def poke_all() -> None:

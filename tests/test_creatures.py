@@ -11,6 +11,7 @@ import pytest
 from support.kernels import from_python
 from support.worlds import INLINE, inside, simulate
 
+from weft.components import SoftBody
 from weft.game.level import LevelError
 from weft.game.level.load import validate
 from weft.game.session import Session
@@ -501,9 +502,11 @@ def test_the_drag_tool_pressed_on_a_creatures_middle_takes_it_where_it_was_press
     assert abs(centre[0] - x) < 20.0
 
 
-def test_a_creature_on_a_ball_rests_on_it_not_above_it() -> None:
+def _creature_over_a_ball(fixed: bool, height: float) -> tuple[Simulation, SoftBody, int]:
+    """A creature of radius 50 dropped from 300 px onto a ball of radius 30 centred at ``height``
+    (``fixed``: a peg); the simulation, the creature and the ball's particle."""
     sim = simulate(
-        """
+        f"""
         [world]
         iterations = 10
         [[creature]]
@@ -511,22 +514,51 @@ def test_a_creature_on_a_ball_rests_on_it_not_above_it() -> None:
         center = [640, 300]
         radius = 50
         [[balls]]
-        name = "peg"
+        name = "ball"
         radius = [30, 30]
-        positions = [[640, 150]]
-        fixed = true
+        positions = [[640, {height}]]
+        fixed = {str(fixed).lower()}
         """
     )
     _, body = sim.body("mochi")
+    owner, _ = sim.body("ball")
+    particles = sim.stores.particles
+    (ball,) = np.flatnonzero(particles.owner[: particles.count] == owner)
+    return sim, body, int(ball)
+
+
+def test_a_creature_on_a_ball_rests_on_it_not_above_it() -> None:
+    # a ball on the floor: the legs pass it (they stand on the walls and on pegs only), the skin meets it
+    sim, body, ball = _creature_over_a_ball(fixed=False, height=30.0)
+    pos = sim.stores.particles.pos
     gaps = []
     for _ in range(240):
         sim.step()
-        distance = np.linalg.norm(sim.stores.particles.pos[body.ring] - (640.0, 150.0), axis=1).min()
+        distance = np.linalg.norm(pos[body.ring] - pos[ball], axis=1).min()
         gaps.append(distance - 30.0 - body.bead)
-    # at rest the nearest bead sits on the peg's surface (-0.08 px measured; 5 px above it when the
-    # ring swelled within the iterations), and it never sank into it
+    # at rest the nearest bead sits on the ball's surface (-0.0 px measured; 5 px above it when the
+    # ring swelled within the iterations), and it never sank into it (-0.015 at most)
     assert abs(gaps[-1]) < 0.5
     assert min(gaps) > -1.0
+
+
+def test_a_creature_dropped_on_a_peg_stands_on_it_on_its_feet() -> None:
+    # a peg (a circle nothing moves) is ground for the feet, as the walls are: the legs once passed
+    # through it, drawn across it, and the skin came to rest on it
+    sim, body, peg = _creature_over_a_ball(fixed=True, height=150.0)
+    pos = sim.stores.particles.pos
+    feet, skin = [], []
+    for _ in range(240):
+        sim.step()
+        feet.append(np.linalg.norm(pos[body.legs.foot] - pos[peg], axis=1) - 30.0 - 0.5 * body.legs.thickness)
+        skin.append(np.linalg.norm(pos[body.ring] - pos[peg], axis=1).min() - 30.0 - body.bead)
+    feet_gaps = np.array(feet)
+    # no foot ever inside the peg (-0.001 px at most measured: the push rounds), the two middle ones
+    # on its top at rest (0.000 and -0.001), and the skin held above it by the legs (12.7 px)
+    assert feet_gaps.min() > -0.01
+    assert np.sort(np.abs(feet_gaps[-1]))[1] < 0.01
+    assert min(skin) > 5.0
+    assert abs(pos[body.ring, 0].mean() - 640.0) < 1.0  # balanced: dropped square on it, it stays there
 
 
 @pytest.mark.parametrize("loaded", [False, True], ids=["empty", "loaded"])

@@ -456,6 +456,30 @@ def _stood_on(velocity: float, push: float) -> float:
     return velocity
 
 
+@numba.njit(cache=True, **INNER)
+def _off_pegs(x: float, y: float, foot_radius: float, pegs: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """The move that takes a foot of ``foot_radius`` at ``(x, y)`` out of the deepest of ``pegs`` it
+    is in (rows of x, y and radius), along the peg's normal; ``(0, 0)`` when it is in none. A foot on
+    a peg's centre goes up."""
+    deepest = 0.0
+    push_x = 0.0
+    push_y = 0.0
+    for k in range(pegs.shape[0]):
+        dx = x - pegs[k, 0]
+        dy = y - pegs[k, 1]
+        reach = pegs[k, 2] + foot_radius
+        distance = math.hypot(dx, dy)
+        depth = reach - distance
+        if depth <= deepest:
+            continue
+        deepest = depth
+        if distance > 0.0:
+            push_x, push_y = dx / distance * depth, dy / distance * depth
+        else:
+            push_x, push_y = 0.0, depth
+    return push_x, push_y
+
+
 @numba.njit(cache=True)
 def place_legs(
     pos: npt.NDArray[np.float64],
@@ -472,6 +496,7 @@ def place_legs(
     down_x: float,
     down_y: float,
     foot_radius: float,
+    pegs: npt.NDArray[np.float64],
     left: float,
     bottom: float,
     right: float,
@@ -490,8 +515,10 @@ def place_legs(
     particle ragdoll; follow-the-leader: the legs hang from the body); then
     it turns ``tone`` of the way to the middle of its range.
 
-    The legs also stand: if a foot would end outside the walls, the whole
-    creature moves by what brings every foot back inside. The move takes
+    The legs also stand: if a foot would end outside the walls, or inside
+    one of ``pegs`` (rows of x, y and radius: the circles nothing moves),
+    the whole creature moves by what brings every foot back out (for a peg,
+    along its normal; of the feet's moves, the largest each way). The move takes
     the body's velocity into the wall and makes none (``_stood_on``), so it
     cancels the body's fall as a floor under the feet would, and the walls'
     ``friction`` takes that share of the body's sliding along them (without
@@ -531,6 +558,9 @@ def place_legs(
         # the largest push any foot needs, each way
         dx = _outside(fx, left + foot_radius, right - foot_radius)
         dy = _outside(fy, bottom + foot_radius, top - foot_radius)
+        off_x, off_y = _off_pegs(fx + dx, fy + dy, foot_radius, pegs)
+        dx += off_x
+        dy += off_y
         push_x = dx if abs(dx) > abs(push_x) else push_x
         push_y = dy if abs(dy) > abs(push_y) else push_y
     keep_x = 1.0 - friction if push_y != 0.0 else 1.0  # standing on a floor (or ceiling): slide less along x
