@@ -3,6 +3,8 @@ swept into them (particles), pushed out each iteration."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from weft.components import BoxGrid, Ragdoll, RigidStore, Stores
@@ -23,7 +25,9 @@ PARTICLE_MARGIN = 2.0
 
 class BoxParticleSystem(System):
     """Pushes particles, and the ragdolls' bones, out of boxes and the boxes back each iteration (who
-    is near whom: once a substep)."""
+    is near whom: once a substep). The pushes' arguments are gathered at the substep's first
+    iteration and kept for its others (as ``BoundsSystem`` keeps its own): gathered every
+    iteration, their 17 slices took a third of a rag doll's 0.41 ms a frame in this system."""
 
     name = "box_particles"
     needs = ("particles", "boxes")
@@ -32,6 +36,8 @@ class BoxParticleSystem(System):
         self._grid = BoxGrid()
         self._bones = Bones()
         self._braced = np.zeros(0, dtype=np.int64)
+        self._pairs: tuple[Any, ...] | None = None
+        """``push_out_of_boxes``' arguments for this substep (None: none gathered yet)."""
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -46,7 +52,11 @@ class BoxParticleSystem(System):
             self._bones.list(stores, self._grid)
             self._brace(stores)
         if near.count:
-            self._push_particles(stores, step)
+            if step.iteration == 0 or self._pairs is None:
+                self._pairs = push_arguments(stores, step, self._braced)
+            if step.iteration == 0:  # once a substep, before the first push: what moved fast stops
+                sweep_into_boxes(*self._pairs[:SWEPT])
+            push_out_of_boxes(*self._pairs)
         if step.iteration == step.iterations - 1:
             self._bones.push(stores, step.dt, self._braced)  # once a substep: to stay on one side
 
@@ -70,26 +80,6 @@ class BoxParticleSystem(System):
             self._braced[:n],
         )
 
-    def _push_particles(self, stores: Stores, step: Step) -> None:
-        """Sweep (the first iteration) and push the listed particles out of their boxes."""
-        store, particles, near = stores.rigid, stores.particles, stores.near_boxes
-        n, count = store.count, particles.count
-        pairs = (
-            particles.pos[:count],
-            particles.prev[:count],
-            particles.inv_mass[:count],
-            particles.radius[:count],
-            *moving_boxes(store),
-            store.island[:n],
-            store.sleep_time[:n],
-            near.particle[: near.count],
-            near.box[: near.count],
-            step.dt,
-        )
-        if step.iteration == 0:
-            sweep_into_boxes(*pairs)  # once a substep, before the first push: what moved fast stops
-        push_out_of_boxes(*pairs, store.friction[:n], WAKE_SPEED, self._braced[:n])
-
     def _list(self, stores: Stores) -> None:
         """List the (particle, box) pairs near enough to touch during this substep."""
         store, particles, grid, near = stores.rigid, stores.particles, self._grid, stores.near_boxes
@@ -100,6 +90,32 @@ class BoxParticleSystem(System):
         bin_grid(grid, store, world.settings().walls, reach, large_reach)
         paths = tuple(getattr(particles, name)[:count] for name in ("pos", "prev", "radius", "kind"))
         near.count, near.particle, near.box = near_boxes(store, grid, paths, near.particle, near.box)
+
+
+SWEPT = -3
+"""``push_arguments`` but its last three are ``sweep_into_boxes``' arguments."""
+
+
+def push_arguments(stores: Stores, step: Step, braced: np.ndarray) -> tuple[Any, ...]:
+    """``push_out_of_boxes``' arguments for the particles listed near boxes, a substep of ``step.dt``
+    and the boxes' ``braced`` ways (``brace_boxes``)."""
+    store, particles, near = stores.rigid, stores.particles, stores.near_boxes
+    n, count = store.count, particles.count
+    return (
+        particles.pos[:count],
+        particles.prev[:count],
+        particles.inv_mass[:count],
+        particles.radius[:count],
+        *moving_boxes(store),
+        store.island[:n],
+        store.sleep_time[:n],
+        near.particle[: near.count],
+        near.box[: near.count],
+        step.dt,
+        store.friction[:n],
+        WAKE_SPEED,
+        braced[:n],
+    )
 
 
 def moving_boxes(store: RigidStore) -> tuple[np.ndarray, ...]:
