@@ -36,7 +36,7 @@ class BoxParticleSystem(System):
         self._grid = BoxGrid()
         self._bones = Bones()
         self._braced = np.zeros(0, dtype=np.int64)
-        self._pairs: tuple[Any, ...] | None = None
+        self._pushes: tuple[Any, ...] | None = None
         """``push_out_of_boxes``' arguments for this substep (None: none gathered yet)."""
 
     def process(self, step: Step) -> None:
@@ -52,11 +52,11 @@ class BoxParticleSystem(System):
             self._bones.list(stores, self._grid)
             self._brace(stores)
         if near.count:
-            if step.iteration == 0 or self._pairs is None:
-                self._pairs = push_arguments(stores, step, self._braced)
+            if step.iteration == 0 or self._pushes is None:
+                self._pushes = push_arguments(stores, step, self._braced)
             if step.iteration == 0:  # once a substep, before the first push: what moved fast stops
-                sweep_into_boxes(*self._pairs[:SWEPT])
-            push_out_of_boxes(*self._pairs)
+                sweep_into_boxes(*self._pushes[:SWEPT])
+            push_out_of_boxes(*self._pushes)
         if step.iteration == step.iterations - 1:
             self._bones.push(stores, step.dt, self._braced)  # once a substep: to stay on one side
 
