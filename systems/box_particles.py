@@ -37,7 +37,7 @@ class BoxParticleSystem(System):
         self._bones = Bones()
         self._braced = np.zeros(0, dtype=np.int64)
         self._pushes: tuple[Any, ...] | None = None
-        """``push_out_of_boxes``' arguments for this substep (None: none gathered yet)."""
+        """``push_out_of_boxes``' arguments for this substep (None: no particle near a box)."""
 
     def process(self, step: Step) -> None:
         stores = world.stores()
@@ -46,16 +46,14 @@ class BoxParticleSystem(System):
         near = stores.near_boxes
         if n == 0 or count == 0:
             near.count = self._bones.count = 0
+            self._pushes = None
             return
         if step.iteration == 0:
             self._list(stores)
             self._bones.list(stores, self._grid)
             self._brace(stores)
-        if near.count:
-            if step.iteration == 0 or self._pushes is None:
-                self._pushes = push_arguments(stores, step, self._braced)
-            if step.iteration == 0:  # once a substep, before the first push: what moved fast stops
-                sweep_into_boxes(*self._pushes[:SWEPT])
+            self._pushes = self._sweep(stores, step) if near.count else None
+        if self._pushes is not None:
             push_out_of_boxes(*self._pushes)
         if step.iteration == step.iterations - 1:
             self._bones.push(stores, step.dt, self._braced)  # once a substep: to stay on one side
@@ -80,6 +78,26 @@ class BoxParticleSystem(System):
             self._braced[:n],
         )
 
+    def _sweep(self, stores: Stores, step: Step) -> tuple[Any, ...]:
+        """Sweep the listed particles into their boxes (once a substep, before the first push: what
+        moved fast stops); returns the pushes' arguments for the substep's iterations."""
+        store, particles, near = stores.rigid, stores.particles, stores.near_boxes
+        n, count = store.count, particles.count
+        pairs = (
+            particles.pos[:count],
+            particles.prev[:count],
+            particles.inv_mass[:count],
+            particles.radius[:count],
+            *moving_boxes(store),
+            store.island[:n],
+            store.sleep_time[:n],
+            near.particle[: near.count],
+            near.box[: near.count],
+            step.dt,
+        )
+        sweep_into_boxes(*pairs)
+        return (*pairs, store.friction[:n], WAKE_SPEED, self._braced[:n])
+
     def _list(self, stores: Stores) -> None:
         """List the (particle, box) pairs near enough to touch during this substep."""
         store, particles, grid, near = stores.rigid, stores.particles, self._grid, stores.near_boxes
@@ -90,32 +108,6 @@ class BoxParticleSystem(System):
         bin_grid(grid, store, world.settings().walls, reach, large_reach)
         paths = tuple(getattr(particles, name)[:count] for name in ("pos", "prev", "radius", "kind"))
         near.count, near.particle, near.box = near_boxes(store, grid, paths, near.particle, near.box)
-
-
-SWEPT = -3
-"""``push_arguments`` but its last three are ``sweep_into_boxes``' arguments."""
-
-
-def push_arguments(stores: Stores, step: Step, braced: np.ndarray) -> tuple[Any, ...]:
-    """``push_out_of_boxes``' arguments for the particles listed near boxes, a substep of ``step.dt``
-    and the boxes' ``braced`` ways (``brace_boxes``)."""
-    store, particles, near = stores.rigid, stores.particles, stores.near_boxes
-    n, count = store.count, particles.count
-    return (
-        particles.pos[:count],
-        particles.prev[:count],
-        particles.inv_mass[:count],
-        particles.radius[:count],
-        *moving_boxes(store),
-        store.island[:n],
-        store.sleep_time[:n],
-        near.particle[: near.count],
-        near.box[: near.count],
-        step.dt,
-        store.friction[:n],
-        WAKE_SPEED,
-        braced[:n],
-    )
 
 
 def moving_boxes(store: RigidStore) -> tuple[np.ndarray, ...]:

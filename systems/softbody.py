@@ -7,7 +7,7 @@ import math
 import esper
 import numpy as np
 
-from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, ParticleStore, Press, SoftBody, Stores
+from weft.components import FRAME_DT, CreatureLook, Legs, ParticleKind, Press, SoftBody, Stores
 from weft.systems import world
 from weft.systems.kernels.softbody import (
     hold_perimeter,
@@ -18,6 +18,7 @@ from weft.systems.kernels.softbody import (
     ring_area,
     set_spin,
 )
+from weft.systems.queries import fixed_particles
 from weft.systems.schedule import Step, System
 from weft.systems.world import by_entity
 
@@ -525,21 +526,27 @@ class UprightSystem(System):
 
 class LegsSystem(System):
     """Pulls each knee and foot back to one segment from its parent, within its angle limits; feet stand on
-    the walls, so the body rests on its legs.
+    the walls and on pegs, so the body rests on its legs.
 
     At the end of every substep, not once a frame: the body falls a little
     every substep, and a support given less often than the fall lets it
     bounce on its legs (measured: at 6 substeps it hopped across the level).
+    The pegs are gathered at a frame's first substep: nothing moves them.
     """
 
     name = "legs"
     needs = ("particles", "creatures")
 
+    def __init__(self) -> None:
+        self._pegs = np.zeros((0, 3))
+
     def process(self, step: Step) -> None:
-        particles = world.stores().particles
+        stores = world.stores()
+        particles = stores.particles
         settings = world.settings()
         left, bottom, right, top = settings.walls
-        pegs = fixed_circles(particles)
+        if step.substep == 0:
+            self._pegs = fixed_circles(stores)
         for _, body in by_entity(SoftBody):
             ux, uy = head_line(particles.pos, body)
             legs = body.legs
@@ -558,7 +565,7 @@ class LegsSystem(System):
                 uy,
                 -ux,
                 0.5 * legs.thickness,
-                pegs,
+                self._pegs,
                 left,
                 bottom,
                 right,
@@ -568,15 +575,16 @@ class LegsSystem(System):
             )
 
 
-def fixed_circles(particles: ParticleStore) -> np.ndarray:
-    """The circles nothing moves (inverse mass 0: a level's pegs, a ball held by the mouse), as
-    ``(K, 3)`` rows of x, y and radius: what a creature's feet stand on besides the walls (never its
-    own skin, whose points are rings)."""
-    n = particles.count
+def fixed_circles(stores: Stores) -> np.ndarray:
+    """The circles that never move (``fixed_particles``: a level's pegs), as ``(K, 3)`` rows of x, y
+    and radius: what a creature's feet stand on besides the walls (never its own skin, whose points
+    are rings)."""
+    particles = stores.particles
     if not particles.circles:
         return np.zeros((0, 3))
-    fixed = np.flatnonzero((particles.inv_mass[:n] == 0.0) & (particles.kind[:n] == ParticleKind.CIRCLE))
-    return np.column_stack([particles.pos[fixed], particles.radius[fixed]])
+    circle = particles.kind[: particles.count] == ParticleKind.CIRCLE
+    rows = np.flatnonzero(fixed_particles(stores) & circle)
+    return np.column_stack([particles.pos[rows], particles.radius[rows]])
 
 
 def poke_all() -> None:

@@ -516,7 +516,7 @@ def place_legs(
     it turns ``tone`` of the way to the middle of its range.
 
     The legs also stand: if a foot would end outside the walls, or inside
-    one of ``pegs`` (rows of x, y and radius: the circles nothing moves),
+    one of ``pegs`` (rows of x, y and radius: the circles that never move),
     the whole creature moves by what brings every foot back out (for a peg,
     along its normal; of the feet's moves, the largest each way). The move takes
     the body's velocity into the wall and makes none (``_stood_on``), so it
