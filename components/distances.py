@@ -127,8 +127,9 @@ class DistanceSides:
         split: the particle index that cuts them: side 0's threads have both ends below it, side
             1's both at or above it (0: no cut, the world is relaxed in one order).
         i, j: ``(M,)`` uint32, copies of the ends the cut was made for.
-        runs: ``(R, 2)`` int64, runs ``[first, last)`` of constraint indices: side 0's, side 1's,
-            then the seam's, each side's in two parts (``kernels.distance_sides.PARTS``).
+        runs: ``(R, 3)`` int64, runs ``[first, last)`` of constraint indices and their shape
+            (``kernels.distance_rows``): side 0's, side 1's, then the seam's, each side's in two
+            parts (``kernels.distance_sides.PARTS``).
         parts: ``(6,)`` int64, where each of the five parts' runs start in ``runs``, and their end.
     """
 
@@ -136,5 +137,5 @@ class DistanceSides:
         self.split = 0
         self.i = np.zeros(0, dtype=np.uint32)
         self.j = np.zeros(0, dtype=np.uint32)
-        self.runs = np.zeros((0, 2), dtype=np.int64)
+        self.runs = np.zeros((0, 3), dtype=np.int64)
         self.parts = np.zeros(6, dtype=np.int64)

@@ -140,7 +140,7 @@ def cut(distances: DistanceStore, sides: DistanceSides) -> None:
     i, j = distances.i[:m], distances.j[:m]
     if sides.split and sides_hold(i, j, sides.i, sides.j):
         return
-    runs = np.empty((m, 2), dtype=np.int64)
+    runs = np.empty((m, 3), dtype=np.int64)
     sides.split = balanced_split(i, j)
     count, sides.parts = split_sides(i, j, sides.split, runs)
     sides.runs = runs[:count].copy()

@@ -106,7 +106,7 @@ def call_every_kernel() -> None:
     )
     relax_rigid_distances(pos, inv_mass, i, j, rest, alive)
     needs_general(np.zeros(1), np.zeros(1, dtype=np.uint8))
-    split_sides(i, j, balanced_split(i, j), np.zeros((1, 2), dtype=np.int64))
+    split_sides(i, j, balanced_split(i, j), np.zeros((1, 3), dtype=np.int64))
     sides_hold(i, j, i, j)
     relax_distances(
         pos, inv_mass, i, j, rest, np.zeros(1), np.zeros(1), alive, np.zeros(1, dtype=np.uint8), 0.1

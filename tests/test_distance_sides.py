@@ -21,6 +21,7 @@ from weft.systems.kernels.distance import (
     relax_rigid_sides,
     relax_sides,
 )
+from weft.systems.kernels.distance_rows import COLUMNS, NEIGHBOURS
 from weft.systems.kernels.distance_sides import (
     PARALLEL_DISTANCES,
     PARTS,
@@ -53,14 +54,14 @@ def random_mesh(seed: int, n: int = 200, m: int = 501, reach: int = 6):
 
 
 def cut(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    runs = np.empty((len(i), 2), dtype=np.int64)
+    runs = np.empty((len(i), 3), dtype=np.int64)
     count, parts = split_sides(i, j, balanced_split(i, j), runs)
     return runs[:count], parts
 
 
 def part_rows_of(runs: np.ndarray, parts: np.ndarray, part: int) -> list[int]:
     """The threads of one of a cut's ``PARTS``, in their order."""
-    return [c for start, end in runs[parts[part] : parts[part + 1]] for c in range(start, end)]
+    return [c for start, end, _ in runs[parts[part] : parts[part + 1]] for c in range(start, end)]
 
 
 def part_rows(runs: np.ndarray, parts: np.ndarray, side: int) -> list[int]:
@@ -81,12 +82,14 @@ def test_the_sheet_is_cut_between_two_rows_into_balanced_sides() -> None:
     sides = [part_rows(runs, parts, part) for part in (0, 1)]
     seam = part_rows(runs, parts, SEAM)
     assert balanced_split(i, j) == 25 * 80  # the first particle of row 25
-    assert len(runs) == PARTS  # one run each: no index list to load
     assert len(seam) == 80  # the verticals between rows 24 and 25
     assert len(sides[0]) == len(sides[1]) == (7870 - 80) // 2
     # each side meets the seam's ends in two rows of threads: side 0 its last, side 1 its first
-    assert np.diff(parts).tolist() == [1] * PARTS
-    assert [last - first for first, last in runs] == [3895 - 159, 159, 159, 3895 - 159, 80]
+    sizes = [len(part_rows_of(runs, parts, part)) for part in range(PARTS)]
+    assert sizes == [3895 - 159, 159, 159, 3895 - 159, 80]
+    # every thread in a row loaded by no index: each row's even and odd horizontals, its verticals
+    assert set(runs[:, 2]) == {NEIGHBOURS, COLUMNS}
+    assert [last - first for first, last, _ in runs[:3]] == [40, 39, 80]
 
 
 @settings(max_examples=40, deadline=None)

@@ -18,6 +18,7 @@ from weft.systems.kernels.bounds import clamp_to_bounds
 from weft.systems.kernels.claims import claim
 from weft.systems.kernels.distance import relax_rigid_sides
 from weft.systems.kernels.distance_loop import LEAD, iterate_rigid_sides_in_walls
+from weft.systems.kernels.distance_rows import ANY
 from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, balanced_split, split_sides
 from weft.systems.kernels.inside_walls import all_inside_walls_in_two
 from weft.systems.schedule import Stage, Step, System
@@ -93,7 +94,7 @@ def test_a_point_the_seam_pushes_out_is_stopped_at_the_wall() -> None:
     pos = np.array([[50.0, 50.0], [50.0, 60.0]])
     prev = pos.copy()
     ends = np.array([0], np.uint32), np.array([1], np.uint32)
-    runs, parts = np.array([[0, 1]]), np.array([0, 0, 0, 0, 0, 1])  # all seam (PARTS)
+    runs, parts = np.array([[0, 1, ANY]]), np.array([0, 0, 0, 0, 0, 1])  # all seam (PARTS)
     arrays = (np.ones(2), np.zeros(2), np.zeros(2, np.uint8), *ends, np.array([40.0]), np.ones(1, bool))
     iterate_rigid_sides_in_walls(1, pos, prev, *arrays, runs, parts, 1, WALLS)
     assert pos[0, 1] == WALLS[1] and pos[1, 1] == 75.0
@@ -115,7 +116,7 @@ def random_threads(seed: int, n: int = 300, m: int = 800) -> tuple[np.ndarray, .
     i, j = i.astype(np.uint32), j.astype(np.uint32)
     rest, alive = rng.uniform(5.0, 30.0, m), rng.random(m) < 0.9
     split = balanced_split(i, j)
-    runs = np.empty((m, 2), np.int64)
+    runs = np.empty((m, 3), np.int64)
     count, parts = split_sides(i, j, split, runs)
     return pos, prev, inv_mass, radius, kind, i, j, rest, alive, runs[:count], parts, split
 

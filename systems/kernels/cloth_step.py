@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from weft.systems.kernels.claims import claim, count_one, wait_until
-from weft.systems.kernels.distance import NO_DIVISION_CHECK, needs_general
+from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_loop import (
     LEAD,
     STARTED,
@@ -42,7 +42,7 @@ from weft.systems.kernels.distance_loop import (
 )
 from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, mark_seam_ends, sides_hold
 from weft.systems.kernels.inside_walls import all_inside_walls
-from weft.systems.kernels.jit import INNER, kernel_with_threads
+from weft.systems.kernels.jit import INNER, NO_DIVISION_CHECK, kernel_with_threads
 from weft.systems.kernels.pins import PinArrays, Pinning, place_pins
 from weft.systems.kernels.tear import break_overstretched
 from weft.systems.kernels.verlet import Motion, integrate

@@ -61,10 +61,10 @@ import numpy.typing as npt
 
 from weft.systems.kernels.bounds import CIRCLE, clamp_point, clamp_to_bounds
 from weft.systems.kernels.claims import LINE, claim, count_one, new_counters, wait_until
-from weft.systems.kernels.distance import NO_DIVISION_CHECK, relax_rigid_distances, relax_rigid_runs
+from weft.systems.kernels.distance import relax_rigid_distances, relax_rigid_runs
 from weft.systems.kernels.distance_sides import PARTS, SEAM_PART, mark_seam_ends
 from weft.systems.kernels.inside_walls import all_inside_walls, inside
-from weft.systems.kernels.jit import INNER, kernel_with_threads
+from weft.systems.kernels.jit import INNER, NO_DIVISION_CHECK, kernel_with_threads
 
 Walls = tuple[float, float, float, float, float, float, float, float, float, float]
 """``clamp_to_bounds``'s arguments after the particle arrays: left, bottom, right, top, floor

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from weft.systems.kernels.distance_rows import shape_runs
 from weft.systems.kernels.jit import INNER
 
 PARALLEL_DISTANCES = 2000
@@ -58,9 +59,10 @@ def split_sides(
     """Cut the constraints with ends ``i``, ``j`` at particle index ``split`` in two sides and a seam,
     each side in two parts at the seam's ends (``PARTS``).
 
-    Writes the runs of consecutive constraint indices ``[first, last)`` into ``runs`` (at least
-    ``(len(i), 2)``), part after part, each in index order. Returns how many runs, and the
-    ``PARTS + 1`` bounds of the parts' runs in ``runs``.
+    Writes the runs of consecutive constraint indices ``[first, last)`` and their shape into
+    ``runs`` (at least ``(len(i), 3)``), part after part, each in index order, a part's rows of
+    threads that share no point apart (``distance_rows.shape_runs``). Returns how many runs, and
+    the ``PARTS + 1`` bounds of the parts' runs in ``runs``.
     """
     m = i.shape[0]
     side = np.empty(m, dtype=np.uint8)
@@ -92,20 +94,21 @@ def split_sides(
         else:
             part_of[c] = SEAM_PART
     parts = np.zeros(PARTS + 1, dtype=np.int64)
+    plain = np.empty((m, 2), dtype=np.int64)  # the parts' runs before their rows are found
     count = 0
     for part in range(PARTS):
         parts[part] = count
         for c in range(m):
             if part_of[c] != part:
                 continue
-            if count > parts[part] and runs[count - 1, 1] == c:
-                runs[count - 1, 1] = c + 1
+            if count > parts[part] and plain[count - 1, 1] == c:
+                plain[count - 1, 1] = c + 1
             else:
-                runs[count, 0] = c
-                runs[count, 1] = c + 1
+                plain[count, 0] = c
+                plain[count, 1] = c + 1
                 count += 1
     parts[PARTS] = count
-    return count, parts
+    return shape_runs(i, j, plain[:count], parts, runs)
 
 
 @numba.njit(cache=True, **INNER)
