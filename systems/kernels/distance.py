@@ -69,7 +69,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from weft.systems.kernels.distance_rows import ANY, relax_row
+from weft.systems.kernels.distance_rows import ANY, projected_ends, relax_row
 from weft.systems.kernels.distance_sides import PARTS, SEAM_PART
 from weft.systems.kernels.jit import INNER, NO_DIVISION_CHECK, kernel_with_threads
 from weft.systems.kernels.two_projections import TINY, project_two
@@ -134,30 +134,10 @@ def relax_rigid_distances(
 def _project_one(
     pos: npt.NDArray[np.float64], inv_mass: npt.NDArray[np.float64], a: int, b: int, rest: float
 ) -> None:
-    """One rigid projection of the thread from ``a`` to ``b``, in place."""
-    pos[a, 0], pos[a, 1], pos[b, 0], pos[b, 1] = _projected(
-        pos[a, 0], pos[a, 1], pos[b, 0], pos[b, 1], inv_mass[a], inv_mass[b], rest
+    """One rigid projection of the alive thread from ``a`` to ``b``, in place."""
+    pos[a, 0], pos[a, 1], pos[b, 0], pos[b, 1] = projected_ends(
+        pos[a, 0], pos[a, 1], pos[b, 0], pos[b, 1], inv_mass[a], inv_mass[b], rest, True
     )
-
-
-@numba.njit(cache=True, inline="always", **NO_DIVISION_CHECK, **INNER)
-def _projected(
-    ax: float, ay: float, bx: float, by: float, wa: float, wb: float, rest: float
-) -> tuple[float, float, float, float]:
-    """The two ends of a rigid thread after one projection (as they were when both are pinned; ends
-    that coincide get ``s = 0``, a zero added to each). Scalars in and out: a helper given arrays
-    takes a reference to each every call (an atomic count, 20 ns)."""
-    w = wa + wb
-    if w == 0.0:
-        return ax, ay, bx, by
-    dx = ax - bx
-    dy = ay - by
-    length = math.sqrt(dx * dx + dy * dy)
-    # coincident points have no direction to push along: s = 0 moves neither (as ``project_two``)
-    s = 0.0 if length < TINY else (rest - length) / (w * length)
-    sx = s * dx
-    sy = s * dy
-    return ax + wa * sx, ay + wa * sy, bx - wb * sx, by - wb * sy
 
 
 @numba.njit(cache=True, **NO_DIVISION_CHECK)

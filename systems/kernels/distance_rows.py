@@ -29,7 +29,9 @@ Horizontals through the pairs kernel beside vector verticals gave 2.42-2.55:
 worse than both in rows, which keeps the passes in one kind of loop.
 
 ``shape_runs`` finds the rows once, when the threads are cut in two sides
-(``distance_sides``); ``relax_shaped_runs`` relaxes them.
+(``distance_sides``, from 2000 threads); ``relax_row`` relaxes one, for
+``distance.relax_rigid_runs``. The compliant kernel takes the same runs in
+index order, their shapes unread: its multipliers and modes are per thread.
 """
 
 from __future__ import annotations
@@ -158,7 +160,7 @@ def _relax_columns(
     """Thread ``k`` from point ``k`` of ``top`` to point ``k`` of ``bottom`` (flat x, y; the two do
     not overlap), for every ``k``: a loop numba vectorises (after its test that they do not)."""
     for k in range(rest.shape[0]):
-        top[2 * k], top[2 * k + 1], bottom[2 * k], bottom[2 * k + 1] = _projected_unless(
+        top[2 * k], top[2 * k + 1], bottom[2 * k], bottom[2 * k + 1] = projected_ends(
             top[2 * k], top[2 * k + 1], bottom[2 * k], bottom[2 * k + 1], top_mass[k], bottom_mass[k],
             rest[k], alive[k],
         )  # fmt: skip
@@ -173,19 +175,23 @@ def _relax_neighbours(
 ) -> None:
     """Thread ``k`` from point ``2k`` to point ``2k + 1`` of ``points`` (flat x, y), for every ``k``."""
     for k in range(rest.shape[0]):
-        points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3] = _projected_unless(
+        points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3] = projected_ends(
             points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3], inv_mass[2 * k],
             inv_mass[2 * k + 1], rest[k], alive[k],
         )  # fmt: skip
 
 
 @numba.njit(cache=True, inline="always", **INNER, **NO_DIVISION_CHECK)
-def _projected_unless(
+def projected_ends(
     ax: float, ay: float, bx: float, by: float, wa: float, wb: float, rest: float, live: bool
 ) -> tuple[float, float, float, float]:
-    """``distance._projected``'s ends, computed always and kept by a select, where a branch would
-    stop the loop vectoriser: a dead thread or a pinned pair keeps its ends (its quotient, perhaps
-    infinite, is never used), a thread shorter than ``TINY`` gets ``s = 0``."""
+    """A rigid thread's two ends after one projection (``distance.relax_rigid_distances``'
+    formula), unless it is dead (``live`` False) or both ends are pinned: then as they were.
+
+    Computed always and chosen by a select, where a branch would stop the loop vectoriser (the
+    quotient of a pinned pair, perhaps infinite, is never kept); a thread shorter than ``TINY`` has
+    no direction to push along and gets ``s = 0``. Scalars in and out: a helper given arrays takes
+    a reference to each every call (an atomic count, 20 ns)."""
     w = wa + wb
     dx = ax - bx
     dy = ay - by
