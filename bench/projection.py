@@ -6,7 +6,9 @@ takes one square root and one division, and stores the two positions.
 Two floors bound it on one core, each measured here on the very sheet:
 
 - its loads and stores, made with the same addresses in the same order
-  and no arithmetic but additions (``loads_and_stores``);
+  and no arithmetic but additions (``loads_and_stores``): a sheet's rows
+  (``distance_rows``) as loops over consecutive points, the other
+  threads through their indices;
 - its square root and division, on the divider, in the two-lane form the
   kernel uses (``sqrt_and_divide``: numba vectorises that loop; the
   vector forms take about the same time per number at two lanes or four).
@@ -33,6 +35,7 @@ import numpy.typing as npt
 from weft.components import FRAME_DT
 from weft.game.simulation import Simulation
 from weft.game.threads import numba_threads
+from weft.systems.kernels.distance_rows import ANY, COLUMNS, NEIGHBOURS
 from weft.systems.schedule import Step
 
 PASSES = 200
@@ -62,7 +65,9 @@ def projection_figures(sim: Simulation) -> dict[str, Any]:
     )
     with numba_threads(1):
         projection = _median_ns(kernel, (pos, *arguments[1:])) / alive
-    memory = _median_ns(loads_and_stores, (particles.pos.copy(), inv_mass, i, j, rest, live)) / m
+    sides = stores.distance_sides
+    runs = sides.runs if sides.split else np.array([[0, m, ANY]], dtype=np.int64)
+    memory = _median_ns(loads_and_stores, (particles.pos.copy(), inv_mass, i, j, rest, live, runs)) / m
     lengths = np.ones(m)
     divider = _median_ns(sqrt_and_divide, (lengths, rest, np.full(m, 2.0), np.empty(m))) / m
     return {
@@ -90,8 +95,35 @@ def loads_and_stores(
     j: npt.NDArray[np.uint32],
     rest: npt.NDArray[np.float64],
     alive: npt.NDArray[np.bool_],
+    runs: npt.NDArray[np.int64],
 ) -> None:
-    """A pass's memory traffic alone: each thread's loads and stores, with additions for arithmetic."""
+    """A pass's memory traffic alone: each thread's loads and stores, with additions for arithmetic,
+    run by run (``runs`` ``(R, 3)``: first, last, shape) as the pass takes them."""
+    flat = pos.reshape(-1)
+    for r in range(runs.shape[0]):
+        first, last, shape = runs[r, 0], runs[r, 1], runs[r, 2]
+        n = last - first
+        a, b = np.int64(i[first]), np.int64(j[first])
+        if shape == COLUMNS:
+            _columns_traffic(flat[2 * a : 2 * (a + n)], flat[2 * b : 2 * (b + n)], inv_mass[a : a + n],
+                             inv_mass[b : b + n], rest[first:last], alive[first:last])  # fmt: skip
+        elif shape == NEIGHBOURS:
+            points = flat[2 * a : 2 * (a + 2 * n)]
+            _neighbours_traffic(points, inv_mass[a : a + 2 * n], rest[first:last], alive[first:last])
+        else:
+            _indexed_traffic(pos, inv_mass, i[first:last], j[first:last], rest[first:last], alive[first:last])
+
+
+@numba.njit(error_model="numpy")
+def _indexed_traffic(
+    pos: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    i: npt.NDArray[np.uint32],
+    j: npt.NDArray[np.uint32],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+) -> None:
+    """Threads through their indices, as the pairs kernel loads them."""
     for c in range(i.shape[0]):
         if not alive[c]:
             continue
@@ -102,6 +134,40 @@ def loads_and_stores(
         pos[a, 1] += step
         pos[b, 0] -= step
         pos[b, 1] -= step
+
+
+@numba.njit(error_model="numpy")
+def _columns_traffic(
+    top: npt.NDArray[np.float64],
+    bottom: npt.NDArray[np.float64],
+    top_mass: npt.NDArray[np.float64],
+    bottom_mass: npt.NDArray[np.float64],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+) -> None:
+    """A row of ``COLUMNS``, as ``distance_rows`` loads it (a dead thread's step is zero)."""
+    for k in range(rest.shape[0]):
+        step = (top_mass[k] + bottom_mass[k] + rest[k]) * alive[k]
+        top[2 * k] += step
+        top[2 * k + 1] += step
+        bottom[2 * k] -= step
+        bottom[2 * k + 1] -= step
+
+
+@numba.njit(error_model="numpy")
+def _neighbours_traffic(
+    points: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+) -> None:
+    """A row of ``NEIGHBOURS``, as ``distance_rows`` loads it."""
+    for k in range(rest.shape[0]):
+        step = (inv_mass[2 * k] + inv_mass[2 * k + 1] + rest[k]) * alive[k]
+        points[4 * k] += step
+        points[4 * k + 1] += step
+        points[4 * k + 2] -= step
+        points[4 * k + 3] -= step
 
 
 @numba.njit(error_model="numpy")
