@@ -98,7 +98,8 @@ def loads_and_stores(
     runs: npt.NDArray[np.int64],
 ) -> None:
     """A pass's memory traffic alone: each thread's loads and stores, with additions for arithmetic,
-    run by run (``runs`` ``(R, 3)``: first, last, shape) as the pass takes them."""
+    run by run (``runs`` ``(R, 3)``: first, last, shape) as the pass takes them. The rows' loops
+    mirror ``distance_rows``' on purpose: the floor is theirs with the projection left out."""
     flat = pos.reshape(-1)
     for r in range(runs.shape[0]):
         first, last, shape = runs[r, 0], runs[r, 1], runs[r, 2]

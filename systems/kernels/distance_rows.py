@@ -50,8 +50,8 @@ ANY, COLUMNS, NEIGHBOURS = range(3)
 kernel, or one of the module's two rows."""
 
 SHORTEST_ROW = 8
-"""Threads from which a row is relaxed as a vector loop: one step of eight lanes (fewer go through
-the pairs kernel with their neighbours, whose scalar order costs less than a loop's setup)."""
+"""Threads from which a row is relaxed as a vector loop: one step of eight lanes (a shorter row would
+run in the loop's scalar tail alone; it goes through the pairs kernel with its neighbours)."""
 
 
 @numba.njit(cache=True, **INNER)
@@ -173,7 +173,10 @@ def _relax_neighbours(
     rest: npt.NDArray[np.float64],
     alive: npt.NDArray[np.bool_],
 ) -> None:
-    """Thread ``k`` from point ``2k`` to point ``2k + 1`` of ``points`` (flat x, y), for every ``k``."""
+    """Thread ``k`` from point ``2k`` to point ``2k + 1`` of ``points`` (flat x, y), for every ``k``.
+
+    ``_relax_columns`` with its ends in one array: as two slices they would interleave, which the
+    vectoriser's test of two slices rejects (the loop would stay scalar)."""
     for k in range(rest.shape[0]):
         points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3] = projected_ends(
             points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3], inv_mass[2 * k],
