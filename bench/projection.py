@@ -35,7 +35,7 @@ import numpy.typing as npt
 from weft.components import FRAME_DT
 from weft.game.simulation import Simulation
 from weft.game.threads import numba_threads
-from weft.systems.kernels.distance_rows import ANY, COLUMNS, NEIGHBOURS
+from weft.systems.kernels.distance_rows import ANY, COLUMNS
 from weft.systems.schedule import Step
 
 PASSES = 200
@@ -103,14 +103,9 @@ def loads_and_stores(
     flat = pos.reshape(-1)
     for r in range(runs.shape[0]):
         first, last, shape = runs[r, 0], runs[r, 1], runs[r, 2]
-        n = last - first
-        a, b = np.int64(i[first]), np.int64(j[first])
         if shape == COLUMNS:
-            _columns_traffic(flat[2 * a : 2 * (a + n)], flat[2 * b : 2 * (b + n)], inv_mass[a : a + n],
-                             inv_mass[b : b + n], rest[first:last], alive[first:last])  # fmt: skip
-        elif shape == NEIGHBOURS:
-            points = flat[2 * a : 2 * (a + 2 * n)]
-            _neighbours_traffic(points, inv_mass[a : a + 2 * n], rest[first:last], alive[first:last])
+            _columns_traffic(flat, flat, inv_mass, rest, alive, np.uint64(i[first]), np.uint64(j[first]),
+                             np.uint64(first), np.uint64(last - first))  # fmt: skip
         else:
             _indexed_traffic(pos, inv_mass, i[first:last], j[first:last], rest[first:last], alive[first:last])
 
@@ -141,34 +136,23 @@ def _indexed_traffic(
 def _columns_traffic(
     top: npt.NDArray[np.float64],
     bottom: npt.NDArray[np.float64],
-    top_mass: npt.NDArray[np.float64],
-    bottom_mass: npt.NDArray[np.float64],
-    rest: npt.NDArray[np.float64],
-    alive: npt.NDArray[np.bool_],
-) -> None:
-    """A row of ``COLUMNS``, as ``distance_rows`` loads it (a dead thread's step is zero)."""
-    for k in range(rest.shape[0]):
-        step = (top_mass[k] + bottom_mass[k] + rest[k]) * alive[k]
-        top[2 * k] += step
-        top[2 * k + 1] += step
-        bottom[2 * k] -= step
-        bottom[2 * k + 1] -= step
-
-
-@numba.njit(error_model="numpy")
-def _neighbours_traffic(
-    points: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
     rest: npt.NDArray[np.float64],
     alive: npt.NDArray[np.bool_],
+    a: np.uint64,
+    b: np.uint64,
+    first: np.uint64,
+    n: np.uint64,
 ) -> None:
-    """A row of ``NEIGHBOURS``, as ``distance_rows`` loads it."""
-    for k in range(rest.shape[0]):
-        step = (inv_mass[2 * k] + inv_mass[2 * k + 1] + rest[k]) * alive[k]
-        points[4 * k] += step
-        points[4 * k + 1] += step
-        points[4 * k + 2] -= step
-        points[4 * k + 3] -= step
+    """A row, as ``distance_rows`` loads it (a dead thread's step is zero)."""
+    one = np.uint64(1)
+    for k in range(n):
+        ta, tb, t = np.uint64(2) * (a + k), np.uint64(2) * (b + k), first + k
+        step = (inv_mass[a + k] + inv_mass[b + k] + rest[t]) * alive[t]
+        top[ta] += step
+        top[ta + one] += step
+        bottom[tb] -= step
+        bottom[tb + one] -= step
 
 
 @numba.njit(error_model="numpy")

@@ -42,7 +42,7 @@ class ClothLook:
 
 @dataclass
 class Sheet:
-    """One sheet of ``cols x rows`` points; point ``(c, r)`` is ``particles[r * cols + c]``.
+    """One sheet of ``cols x rows`` points; point ``(c, r)`` is ``particles[grid[r, c]]``.
 
     Threads are stored structural first (row by row: the row's horizontals,
     then the verticals down to the next row), then shear, then bend, so
@@ -51,12 +51,15 @@ class Sheet:
     texture tears with the threads (``systems.cloth.woven_triangles``).
 
     Attributes:
+        grid: ``(rows, cols)`` int64 index within ``particles`` of each point. A row's points
+            are stored together, its even columns first, then its odd ones, so that each
+            kind of a row's threads joins runs of consecutive points (``systems.cloth``).
         cells: ``(C, 4)`` int64 particle indices (global) of each cell's corners, top-left,
             top-right, bottom-left, bottom-right.
         cell_threads: ``(C, 4)`` int64 thread indices (global) of each cell's sides, top,
             bottom, left, right.
-        uv: ``(N, 2)`` float64 texture coordinates in [0, 1], v up.
-        rest_pos: ``(N, 2)`` float64 positions as built, the anchors of pins.
+        uv: ``(N, 2)`` float64 texture coordinates in [0, 1], v up, in ``particles``' order.
+        rest_pos: ``(N, 2)`` float64 positions as built, the anchors of pins, in ``particles``' order.
     """
 
     name: str
@@ -64,6 +67,7 @@ class Sheet:
     rows: int
     spacing: float
     particles: range
+    grid: npt.NDArray[np.int64]
     threads: range
     structural: range
     cells: npt.NDArray[np.int64]

@@ -21,7 +21,7 @@ from weft.game.level.values import rgba
 from weft.game.physics import Physics
 from weft.systems import world
 from weft.systems.box_build import solver_passes
-from weft.systems.cloth import layout_pins
+from weft.systems.cloth import layout_pins, points_in_rows
 from weft.systems.metrics import MetricsSystem, body_count, cloth_threads, max_stretch
 from weft.systems.schedule import Schedule
 from weft.systems.skeletons import joint_positions
@@ -257,8 +257,9 @@ class Simulation:
         return self.physics.rows(self.body(name)[0])[1]
 
     def positions(self, name: str | None = None) -> npt.NDArray[np.float64]:
-        """A copy of the positions ``(n, 2)`` of one body's particles (box centres for boxes, joints
-        in level order for a skeleton), or of every particle."""
+        """A copy of the positions ``(n, 2)`` of one body's particles (a sheet's row by row from its
+        top-left point, box centres for boxes, joints in level order for a skeleton), or of every
+        particle."""
         particles = self.stores.particles
         if name is None:
             return particles.pos[: particles.count].copy()
@@ -267,6 +268,8 @@ class Simulation:
             return self.stores.rigid.pos[self.indices(name)]
         if isinstance(body, Skinned):
             return joint_positions(body)
+        if isinstance(body, Sheet):
+            return particles.pos[points_in_rows(body)]
         return particles.pos[self.indices(name)]
 
     def poses(self, name: str) -> npt.NDArray[np.float64]:
@@ -329,7 +332,8 @@ class Simulation:
                     "angles": poses[:, 2].tolist(),
                 }
             elif isinstance(body, Sheet):
-                bodies[body.name] = {"kind": "cloth", "positions": particles.pos[index].tolist()}
+                in_rows = points_in_rows(body)
+                bodies[body.name] = {"kind": "cloth", "positions": particles.pos[in_rows].tolist()}
             elif isinstance(body, Skinned):
                 bodies[body.name] = {"kind": "skeleton", "positions": joint_positions(body).tolist()}
             elif isinstance(body, SoftBody):

@@ -21,7 +21,7 @@ from weft.systems.kernels.distance import (
     relax_rigid_sides,
     relax_sides,
 )
-from weft.systems.kernels.distance_rows import COLUMNS, NEIGHBOURS
+from weft.systems.kernels.distance_rows import COLUMNS
 from weft.systems.kernels.distance_sides import (
     PARALLEL_DISTANCES,
     PARTS,
@@ -88,7 +88,7 @@ def test_the_sheet_is_cut_between_two_rows_into_balanced_sides() -> None:
     sizes = [len(part_rows_of(runs, parts, part)) for part in range(PARTS)]
     assert sizes == [3895 - 159, 159, 159, 3895 - 159, 80]
     # every thread in a row loaded by no index: each row's even and odd horizontals, its verticals
-    assert set(runs[:, 2]) == {NEIGHBOURS, COLUMNS}
+    assert set(runs[:, 2]) == {COLUMNS}
     assert [last - first for first, last, _ in runs[:3]] == [40, 39, 80]
 
 

@@ -54,8 +54,8 @@ def test_chain_pinned_at_both_ends_settles_onto_the_catenary() -> None:
     )
     entity, rope = chain.body("sheet")
     left, height = 490.0, 600.0
-    pin(chain.stores, rope.particles[0], (left, height), entity)
-    pin(chain.stores, rope.particles[-1], (left + span, height), entity)
+    pin(chain.stores, rope.particles[rope.grid[0, 0]], (left, height), entity)
+    pin(chain.stores, rope.particles[rope.grid[0, -1]], (left + span, height), entity)
     chain.step(900)
 
     a = catenary_parameter((points - 1) * spacing, span)

@@ -302,8 +302,10 @@ def _thread_grid(
     """
     structural = np.arange(cloth.structural.start, cloth.structural.stop)
     first = cloth.particles.start
-    i = distances.i[structural].astype(np.int64) - first
-    j = distances.j[structural].astype(np.int64) - first
+    on_grid = np.empty(cloth.grid.size, dtype=np.int64)  # each stored point's place, row-major
+    on_grid[cloth.grid.ravel()] = np.arange(cloth.grid.size)
+    i = on_grid[distances.i[structural].astype(np.int64) - first]
+    j = on_grid[distances.j[structural].astype(np.int64) - first]
     low, high = np.minimum(i, j), np.maximum(i, j)
     across = np.zeros((cloth.rows, cloth.cols - 1), dtype=np.int64)
     down = np.zeros((cloth.rows - 1, cloth.cols), dtype=np.int64)
@@ -323,12 +325,16 @@ def fold_shade(
     down_alive: npt.NDArray[np.bool_],
     strength: float,
 ) -> npt.NDArray[np.float32]:
-    """Brightness ``(N,)`` float32 of each point of a sheet from its fake normal (module docstring):
+    """Brightness ``(N,)`` float32 of each point of a sheet (``points``, in the order they are stored:
+    ``Sheet.grid``) from its fake normal (module docstring):
     ``cos θ`` across times ``cos θ`` down, blended with 1 by ``strength`` and floored at
     ``DARKEST_FOLD`` (``kernels.fold_shade``). Points at the border, or beside a torn thread, count
     as flat."""
-    shade = np.empty(cloth.rows * cloth.cols, dtype=np.float32)
+    on_grid = np.empty(cloth.rows * cloth.cols, dtype=np.float32)
     fold_shades(
-        points, cloth.rows, cloth.cols, cloth.spacing, across_alive, down_alive, strength, DARKEST_FOLD, shade
-    )
+        points[cloth.grid.ravel()], cloth.rows, cloth.cols, cloth.spacing, across_alive, down_alive, strength,
+        DARKEST_FOLD, on_grid,
+    )  # fmt: skip
+    shade = np.empty_like(on_grid)
+    shade[cloth.grid.ravel()] = on_grid
     return shade

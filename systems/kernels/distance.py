@@ -260,10 +260,11 @@ def relax_rigid_runs(
     """Each run in turn: a row of threads that share no point as one vector loop (``relax_row``),
     any other through the whole-pass kernel on its slices (a loop over a range that may start
     anywhere took 15% longer: each index then needs numba's negative-index test)."""
+    flat = pos.reshape(-1)  # once: each reshape is a call
     for r in range(runs.shape[0]):
         first, last, shape = runs[r, 0], runs[r, 1], runs[r, 2]
         if shape != ANY:
-            relax_row(pos, inv_mass, i, j, rest, alive, first, last, shape)
+            relax_row(flat, inv_mass, i, j, rest, alive, first, last)
             continue
         relax_rigid_distances(
             pos, inv_mass, i[first:last], j[first:last], rest[first:last], alive[first:last]

@@ -4,29 +4,30 @@ A sheet's threads are built row by row (``build_cloth``): a row's even
 horizontals, its odd horizontals, then its verticals down to the next
 row. In each of these three rows no two threads share a point, so they
 may be projected in any order, all at once, with the very numbers of one
-after the other. And their ends are consecutive points:
-
-- ``COLUMNS``: thread ``k`` joins points ``a + k`` and ``b + k`` (a row's
-  verticals, ``b = a + cols``). The two ends are two slices of the
-  positions that do not overlap while ``|b - a|`` is at least the row's
-  length.
-- ``NEIGHBOURS``: thread ``k`` joins points ``a + 2k`` and ``a + 2k + 1``
-  (a row's even or odd horizontals): one slice, four numbers a thread.
+after the other. And a sheet stores a row's points even columns first
+(``systems.cloth``), so each of the three joins two runs of consecutive
+points: thread ``k`` joins points ``a + k`` and ``b + k`` (``a`` and ``b``
+the row's first thread's ends; ``b - a`` is ``cols`` for the verticals,
+about ``cols / 2`` for the horizontals). The two runs do not overlap while
+``|b - a|`` is at least the row's length.
 
 A loop over such a row loads no index at all, and numba's loop vectoriser
-makes it eight threads a step (AVX-512 here): the loads are plain vector
-loads and shuffles where the pairs kernel (``relax_rigid_distances``) loads
-four indices, two masses, two rest lengths, two flags and four points one
-by one for each pair. Dead threads, pinned pairs (``w_a + w_b = 0``) and
-threads shorter than ``TINY`` take the scalar kernel's choice by a select,
-so a row gives the pairs kernel's bits exactly (tests hold it to that).
+makes it eight threads a step: the loads are plain vector loads where the
+pairs kernel (``relax_rigid_distances``) loads four indices, two masses,
+two rest lengths, two flags and four points one by one for each pair. Dead
+threads, pinned pairs (``w_a + w_b = 0``) and threads shorter than ``TINY``
+take the scalar kernel's choice by a select, so a row gives the pairs
+kernel's bits exactly (tests hold it to that).
 
 Measured (2026-12-07, this machine, the 80 × 50 sheet hanging, one
 thread, a pass over all 7870 threads): rows 2.24-2.28 ns a thread against
-the pairs kernel's 2.74-2.76, in a slow minute 2.67 against 3.98. The
-verticals alone 1.7 ns, the horizontals 2.8 (their four-way shuffles).
-Horizontals through the pairs kernel beside vector verticals gave 2.42-2.55:
-worse than both in rows, which keeps the passes in one kind of loop.
+the pairs kernel's 2.74-2.76; the verticals alone 1.7 ns, the horizontals
+2.8 while a row's points were stored left to right (each horizontal then
+joined points ``2k`` and ``2k + 1``: four-way shuffles in and out of the
+vector registers). Stored even columns first, and each row's call made
+without slicing an array (each slice takes a reference, an atomic count,
+and the positions were reshaped for every row), a pass took 1.92 ns against
+2.25 the same minute (2026-12-07, evening).
 
 ``shape_runs`` finds the rows once, when the threads are cut in two sides
 (``distance_sides``, from 2000 threads); ``relax_row`` relaxes one, for
@@ -45,9 +46,9 @@ import numpy.typing as npt
 from weft.systems.kernels.jit import INNER, NO_DIVISION_CHECK
 from weft.systems.kernels.two_projections import TINY
 
-ANY, COLUMNS, NEIGHBOURS = range(3)
+ANY, COLUMNS = range(2)
 """A run's shape (the third column of a cut's runs): threads in index order through the pairs
-kernel, or one of the module's two rows."""
+kernel, or a row of the module's."""
 
 SHORTEST_ROW = 8
 """Threads from which a row is relaxed as a vector loop: one step of eight lanes (a shorter row would
@@ -93,32 +94,22 @@ def _row_at(i: npt.NDArray[np.uint32], j: npt.NDArray[np.uint32], c: int, last: 
     """The longest row starting at thread ``c`` and ending by ``last``, and its shape; ``(1, ANY)``
     where none is ``SHORTEST_ROW`` long."""
     a, b = np.int64(i[c]), np.int64(j[c])
-    columns = 1
+    length = 1
     while (
-        c + columns < last
-        and np.int64(i[c + columns]) == a + columns
-        and np.int64(j[c + columns]) == b + columns
-        and columns < abs(b - a)  # the next thread's ends are not this row's
+        c + length < last
+        and np.int64(i[c + length]) == a + length
+        and np.int64(j[c + length]) == b + length
+        and length < abs(b - a)  # the next thread's ends are not this row's
     ):
-        columns += 1
-    neighbours = 1 if b == a + 1 else 0
-    while (
-        neighbours
-        and c + neighbours < last
-        and np.int64(i[c + neighbours]) == a + 2 * neighbours
-        and np.int64(j[c + neighbours]) == a + 2 * neighbours + 1
-    ):
-        neighbours += 1
-    if max(columns, neighbours) < SHORTEST_ROW:
+        length += 1
+    if length < SHORTEST_ROW:
         return 1, ANY
-    if columns >= neighbours:
-        return columns, COLUMNS
-    return neighbours, NEIGHBOURS
+    return length, COLUMNS
 
 
 @numba.njit(cache=True, inline="always", **INNER, **NO_DIVISION_CHECK)
 def relax_row(
-    pos: npt.NDArray[np.float64],
+    flat: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
     i: npt.NDArray[np.uint32],
     j: npt.NDArray[np.uint32],
@@ -126,61 +117,44 @@ def relax_row(
     alive: npt.NDArray[np.bool_],
     first: int,
     last: int,
-    shape: int,
 ) -> None:
-    """Project threads ``[first, last)``, a row of ``shape`` ``COLUMNS`` or ``NEIGHBOURS``, once
-    each (``pos`` C-contiguous ``(N, 2)``): ``relax_rigid_distances`` on them, the same bits.
+    """Project threads ``[first, last)``, a row, once each (``flat``: the positions ``(N, 2)``
+    flattened): ``relax_rigid_distances`` on them, the same bits.
 
-    Inlined into its caller, so a row costs one call, of the loop. The loops stay calls: given the
-    ends as two arrays, numba's vectoriser tests once that they do not overlap; inlined, the two
-    are one array to it and the loops stayed scalar (31 µs a pass against 19).
+    Inlined into its caller, so a row costs one call, of the loop. The loop stays a call that is
+    given the positions twice: as two arrays, numba's vectoriser tests once that the row's two runs
+    do not overlap; as one (inlined, or passed once), it cannot, and the loop stayed scalar (31 µs
+    a pass against 19).
     """
-    n = last - first
-    a, b = np.int64(i[first]), np.int64(j[first])
-    flat = pos.reshape(-1)
-    if shape == COLUMNS:
-        _relax_columns(
-            flat[2 * a : 2 * (a + n)], flat[2 * b : 2 * (b + n)], inv_mass[a : a + n], inv_mass[b : b + n],
-            rest[first:last], alive[first:last],
-        )  # fmt: skip
-    else:
-        points = flat[2 * a : 2 * (a + 2 * n)]
-        _relax_neighbours(points, inv_mass[a : a + 2 * n], rest[first:last], alive[first:last])
+    _relax_columns(
+        flat, flat, inv_mass, rest, alive,
+        np.uint64(i[first]), np.uint64(j[first]), np.uint64(first), np.uint64(last - first),
+    )  # fmt: skip
 
 
 @numba.njit(cache=True, **INNER, **NO_DIVISION_CHECK)
 def _relax_columns(
     top: npt.NDArray[np.float64],
     bottom: npt.NDArray[np.float64],
-    top_mass: npt.NDArray[np.float64],
-    bottom_mass: npt.NDArray[np.float64],
-    rest: npt.NDArray[np.float64],
-    alive: npt.NDArray[np.bool_],
-) -> None:
-    """Thread ``k`` from point ``k`` of ``top`` to point ``k`` of ``bottom`` (flat x, y; the two do
-    not overlap), for every ``k``: a loop numba vectorises (after its test that they do not)."""
-    for k in range(rest.shape[0]):
-        top[2 * k], top[2 * k + 1], bottom[2 * k], bottom[2 * k + 1] = projected_ends(
-            top[2 * k], top[2 * k + 1], bottom[2 * k], bottom[2 * k + 1], top_mass[k], bottom_mass[k],
-            rest[k], alive[k],
-        )  # fmt: skip
-
-
-@numba.njit(cache=True, **INNER, **NO_DIVISION_CHECK)
-def _relax_neighbours(
-    points: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
     rest: npt.NDArray[np.float64],
     alive: npt.NDArray[np.bool_],
+    a: np.uint64,
+    b: np.uint64,
+    first: np.uint64,
+    n: np.uint64,
 ) -> None:
-    """Thread ``k`` from point ``2k`` to point ``2k + 1`` of ``points`` (flat x, y), for every ``k``.
+    """Thread ``first + k`` from point ``a + k`` of ``top`` to point ``b + k`` of ``bottom``
+    (flat x, y: the same positions twice, the two runs apart), for every ``k`` below ``n``.
 
-    ``_relax_columns`` with its ends in one array: as two slices they would interleave, which the
-    vectoriser's test of two slices rejects (the loop would stay scalar)."""
-    for k in range(rest.shape[0]):
-        points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3] = projected_ends(
-            points[4 * k], points[4 * k + 1], points[4 * k + 2], points[4 * k + 3], inv_mass[2 * k],
-            inv_mass[2 * k + 1], rest[k], alive[k],
+    Indices unsigned and no slices: a signed index takes numba's test for a negative one (the
+    vectoriser then sees no consecutive loads), and a slice takes a reference to its array."""
+    one = np.uint64(1)
+    for k in range(n):
+        ta, tb, t = np.uint64(2) * (a + k), np.uint64(2) * (b + k), first + k
+        top[ta], top[ta + one], bottom[tb], bottom[tb + one] = projected_ends(
+            top[ta], top[ta + one], bottom[tb], bottom[tb + one], inv_mass[a + k], inv_mass[b + k],
+            rest[t], alive[t],
         )  # fmt: skip
 
 
