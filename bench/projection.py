@@ -101,13 +101,37 @@ def loads_and_stores(
     run by run (``runs`` ``(R, 3)``: first, last, shape) as the pass takes them. The rows' loops
     mirror ``distance_rows``' on purpose: the floor is theirs with the projection left out."""
     flat = pos.reshape(-1)
+    _traffic_in_turn(pos, flat, flat, inv_mass, i, j, rest, alive, runs)
+
+
+@numba.njit(error_model="numpy")
+def _traffic_in_turn(
+    pos: npt.NDArray[np.float64],
+    top: npt.NDArray[np.float64],
+    bottom: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    i: npt.NDArray[np.uint32],
+    j: npt.NDArray[np.uint32],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+    runs: npt.NDArray[np.int64],
+) -> None:
+    """``distance._relax_runs_in_turn``'s loads and stores: a row with the positions as two
+    arguments (``top``, ``bottom``: the vector loop tests once that its runs do not overlap)."""
+    one = np.uint64(1)
     for r in range(runs.shape[0]):
         first, last, shape = runs[r, 0], runs[r, 1], runs[r, 2]
-        if shape == COLUMNS:
-            _columns_traffic(flat, flat, inv_mass, rest, alive, np.uint64(i[first]), np.uint64(j[first]),
-                             np.uint64(first), np.uint64(last - first))  # fmt: skip
-        else:
+        if shape != COLUMNS:
             _indexed_traffic(pos, inv_mass, i[first:last], j[first:last], rest[first:last], alive[first:last])
+            continue
+        a, b, f = np.uint64(i[first]), np.uint64(j[first]), np.uint64(first)
+        for k in range(np.uint64(last - first)):
+            ta, tb, t = np.uint64(2) * (a + k), np.uint64(2) * (b + k), f + k
+            step = (inv_mass[a + k] + inv_mass[b + k] + rest[t]) * alive[t]
+            top[ta] += step
+            top[ta + one] += step
+            bottom[tb] -= step
+            bottom[tb + one] -= step
 
 
 @numba.njit(error_model="numpy")
@@ -130,29 +154,6 @@ def _indexed_traffic(
         pos[a, 1] += step
         pos[b, 0] -= step
         pos[b, 1] -= step
-
-
-@numba.njit(error_model="numpy")
-def _columns_traffic(
-    top: npt.NDArray[np.float64],
-    bottom: npt.NDArray[np.float64],
-    inv_mass: npt.NDArray[np.float64],
-    rest: npt.NDArray[np.float64],
-    alive: npt.NDArray[np.bool_],
-    a: np.uint64,
-    b: np.uint64,
-    first: np.uint64,
-    n: np.uint64,
-) -> None:
-    """A row, as ``distance_rows`` loads it (a dead thread's step is zero)."""
-    one = np.uint64(1)
-    for k in range(n):
-        ta, tb, t = np.uint64(2) * (a + k), np.uint64(2) * (b + k), first + k
-        step = (inv_mass[a + k] + inv_mass[b + k] + rest[t]) * alive[t]
-        top[ta] += step
-        top[ta + one] += step
-        bottom[tb] -= step
-        bottom[tb + one] -= step
 
 
 @numba.njit(error_model="numpy")

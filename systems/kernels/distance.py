@@ -258,13 +258,33 @@ def relax_rigid_runs(
     runs: npt.NDArray[np.int64],
 ) -> None:
     """Each run in turn: a row of threads that share no point as one vector loop (``relax_row``),
-    any other through the whole-pass kernel on its slices (a loop over a range that may start
-    anywhere took 15% longer: each index then needs numba's negative-index test)."""
-    flat = pos.reshape(-1)  # once: each reshape is a call
+    any other through the whole-pass kernel on its slices."""
+    flat = pos.reshape(-1)
+    _relax_runs_in_turn(pos, flat, flat, inv_mass, i, j, rest, alive, runs)
+
+
+@numba.njit(cache=True, **INNER, **NO_DIVISION_CHECK)
+def _relax_runs_in_turn(
+    pos: npt.NDArray[np.float64],
+    top: npt.NDArray[np.float64],
+    bottom: npt.NDArray[np.float64],
+    inv_mass: npt.NDArray[np.float64],
+    i: npt.NDArray[np.uint32],
+    j: npt.NDArray[np.uint32],
+    rest: npt.NDArray[np.float64],
+    alive: npt.NDArray[np.bool_],
+    runs: npt.NDArray[np.int64],
+) -> None:
+    """``relax_rigid_runs``' loop, given the positions flattened twice (``top``, ``bottom``: the
+    rows' loops are inlined here, and vectorised only where their two runs of points come from two
+    arguments, ``relax_row``). A run that is no row goes through the whole-pass kernel on slices (a
+    loop over a range that may start anywhere took 15% longer: each index then needs numba's
+    negative-index test)."""
     for r in range(runs.shape[0]):
         first, last, shape = runs[r, 0], runs[r, 1], runs[r, 2]
         if shape != ANY:
-            relax_row(flat, inv_mass, i, j, rest, alive, first, last)
+            a, b = np.uint64(i[first]), np.uint64(j[first])
+            relax_row(top, bottom, inv_mass, rest, alive, a, b, np.uint64(first), np.uint64(last - first))
             continue
         relax_rigid_distances(
             pos, inv_mass, i[first:last], j[first:last], rest[first:last], alive[first:last]

@@ -24,10 +24,10 @@ thread, a pass over all 7870 threads): rows 2.24-2.28 ns a thread against
 the pairs kernel's 2.74-2.76; the verticals alone 1.7 ns, the horizontals
 2.8 while a row's points were stored left to right (each horizontal then
 joined points ``2k`` and ``2k + 1``: four-way shuffles in and out of the
-vector registers). Stored even columns first, and each row's call made
-without slicing an array (each slice takes a reference, an atomic count,
-and the positions were reshaped for every row), a pass took 1.92 ns against
-2.25 the same minute (2026-12-07, evening).
+vector registers). Stored even columns first, a pass took 2.25 ns; with
+each row's loop called on the arrays whole, not on slices of them (each
+slice takes a reference, an atomic count, and the positions were reshaped
+for every row), 1.92 ns the same minute (2026-12-07, evening).
 
 ``shape_runs`` finds the rows once, when the threads are cut in two sides
 (``distance_sides``, from 2000 threads); ``relax_row`` relaxes one, for
@@ -109,31 +109,6 @@ def _row_at(i: npt.NDArray[np.uint32], j: npt.NDArray[np.uint32], c: int, last: 
 
 @numba.njit(cache=True, inline="always", **INNER, **NO_DIVISION_CHECK)
 def relax_row(
-    flat: npt.NDArray[np.float64],
-    inv_mass: npt.NDArray[np.float64],
-    i: npt.NDArray[np.uint32],
-    j: npt.NDArray[np.uint32],
-    rest: npt.NDArray[np.float64],
-    alive: npt.NDArray[np.bool_],
-    first: int,
-    last: int,
-) -> None:
-    """Project threads ``[first, last)``, a row, once each (``flat``: the positions ``(N, 2)``
-    flattened): ``relax_rigid_distances`` on them, the same bits.
-
-    Inlined into its caller, so a row costs one call, of the loop. The loop stays a call that is
-    given the positions twice: as two arrays, numba's vectoriser tests once that the row's two runs
-    do not overlap; as one (inlined, or passed once), it cannot, and the loop stayed scalar (31 µs
-    a pass against 19).
-    """
-    _relax_columns(
-        flat, flat, inv_mass, rest, alive,
-        np.uint64(i[first]), np.uint64(j[first]), np.uint64(first), np.uint64(last - first),
-    )  # fmt: skip
-
-
-@numba.njit(cache=True, **INNER, **NO_DIVISION_CHECK)
-def _relax_columns(
     top: npt.NDArray[np.float64],
     bottom: npt.NDArray[np.float64],
     inv_mass: npt.NDArray[np.float64],
@@ -144,11 +119,18 @@ def _relax_columns(
     first: np.uint64,
     n: np.uint64,
 ) -> None:
-    """Thread ``first + k`` from point ``a + k`` of ``top`` to point ``b + k`` of ``bottom``
-    (flat x, y: the same positions twice, the two runs apart), for every ``k`` below ``n``.
+    """Project the row of threads ``first + k`` (``k`` below ``n``), from point ``a + k`` of
+    ``top`` to point ``b + k`` of ``bottom``, once each: ``relax_rigid_distances`` on them, the
+    same bits.
 
-    Indices unsigned and no slices: a signed index takes numba's test for a negative one (the
-    vectoriser then sees no consecutive loads), and a slice takes a reference to its array."""
+    ``top`` and ``bottom`` are the positions flattened (x, y), the same array given twice as two
+    arguments of the function this is inlined into: as two arrays, numba's vectoriser tests once
+    a row that the two runs do not overlap; as one array it cannot, and the loop stays scalar
+    (4.9 ns a thread against 1.9). Inlined, not called: a call a row, with its arguments, took a
+    fifth of the pass (2.02 ns a thread against 1.63). Indices unsigned and no slices: a signed
+    index takes numba's test for a negative one (the vectoriser then sees no consecutive loads),
+    and a slice takes a reference to its array (an atomic count).
+    """
     one = np.uint64(1)
     for k in range(n):
         ta, tb, t = np.uint64(2) * (a + k), np.uint64(2) * (b + k), first + k
