@@ -73,7 +73,7 @@ def call_cloth_drawing_kernels() -> None:
     weave_cells(square, cell, np.zeros((1, 4), np.int64), np.ones(1, np.bool_), triangles, np.zeros(1))
     same_triangles(triangles, triangles)
     whole = np.ones((2, 1), np.bool_)
-    fold_shades(square, 2, 2, 1.0, whole, whole.T.copy(), 0.5, 0.45, np.zeros(4, np.float32))
+    fold_shades(square, cell.reshape(2, 2), 1.0, whole, whole.T.copy(), 0.5, 0.45, np.zeros(4, np.float32))
 
 
 def call_every_kernel() -> None:

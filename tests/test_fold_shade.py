@@ -21,7 +21,9 @@ def grid(spacing_x: float = SPACING, spacing_y: float = SPACING) -> np.ndarray:
 
 def shades(points: np.ndarray, across: np.ndarray, down: np.ndarray, strength: float) -> np.ndarray:
     out = np.empty(ROWS * COLS, np.float32)
-    fold_shades(points, ROWS, COLS, SPACING, across, down, strength, DARKEST, out)
+    fold_shades(
+        points, np.arange(ROWS * COLS).reshape(ROWS, COLS), SPACING, across, down, strength, DARKEST, out
+    )
     return out.reshape(ROWS, COLS)
 
 
@@ -73,3 +75,16 @@ def test_a_crumpled_torn_sheet_shades_as_the_grid_formula_does(seed: int) -> Non
     np.testing.assert_array_equal(
         shades(points, across, down, strength), by_numpy(points, across, down, strength)
     )
+
+
+def test_points_stored_in_any_order_shade_as_they_do_row_by_row() -> None:
+    # a sheet stores a row's even columns first (Sheet.grid): each point's shade goes where it is
+    rng = np.random.default_rng(3)
+    points = grid() + rng.normal(0.0, 6.0, (ROWS * COLS, 2))
+    across, down = rng.random((ROWS, COLS - 1)) < 0.8, rng.random((ROWS - 1, COLS)) < 0.8
+    stored = rng.permutation(ROWS * COLS).reshape(ROWS, COLS)
+    moved = np.empty_like(points)
+    moved[stored.ravel()] = points
+    out = np.empty(ROWS * COLS, np.float32)
+    fold_shades(moved, stored, SPACING, across, down, 0.7, DARKEST, out)
+    np.testing.assert_array_equal(out[stored.ravel()].reshape(ROWS, COLS), shades(points, across, down, 0.7))

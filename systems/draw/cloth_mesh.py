@@ -330,11 +330,6 @@ def fold_shade(
     ``cos θ`` across times ``cos θ`` down, blended with 1 by ``strength`` and floored at
     ``DARKEST_FOLD`` (``kernels.fold_shade``). Points at the border, or beside a torn thread, count
     as flat."""
-    on_grid = np.empty(cloth.rows * cloth.cols, dtype=np.float32)
-    fold_shades(
-        points[cloth.grid.ravel()], cloth.rows, cloth.cols, cloth.spacing, across_alive, down_alive, strength,
-        DARKEST_FOLD, on_grid,
-    )  # fmt: skip
-    shade = np.empty_like(on_grid)
-    shade[cloth.grid.ravel()] = on_grid
+    shade = np.empty(len(points), dtype=np.float32)
+    fold_shades(points, cloth.grid, cloth.spacing, across_alive, down_alive, strength, DARKEST_FOLD, shade)
     return shade

@@ -27,7 +27,9 @@ joined points ``2k`` and ``2k + 1``: four-way shuffles in and out of the
 vector registers). Stored even columns first, a pass took 2.25 ns; with
 each row's loop called on the arrays whole, not on slices of them (each
 slice takes a reference, an atomic count, and the positions were reshaped
-for every row), 1.92 ns the same minute (2026-12-07, evening).
+for every row), 1.92 ns the same minute; with the loop inlined into the
+loop over the runs (no call a row), 1.63 against 2.02 in a later minute
+(2026-12-07, evening), against a floor of 0.9-1.0 (``bench/projection.py``).
 
 ``shape_runs`` finds the rows once, when the threads are cut in two sides
 (``distance_sides``, from 2000 threads); ``relax_row`` relaxes one, for

@@ -21,8 +21,7 @@ import numpy.typing as npt
 @numba.njit(cache=True)
 def fold_shades(
     points: npt.NDArray[np.float64],
-    rows: int,
-    cols: int,
+    grid: npt.NDArray[np.int64],
     spacing: float,
     across_alive: npt.NDArray[np.bool_],
     down_alive: npt.NDArray[np.bool_],
@@ -30,7 +29,7 @@ def fold_shades(
     darkest: float,
     shade: npt.NDArray[np.float32],
 ) -> None:
-    """Write each point's brightness into ``shade`` ``(rows · cols,)``.
+    """Write each point's brightness into ``shade`` (as long as ``points``).
 
     ``cos θ = min(|p[c+1] - p[c-1]| / (2 · spacing), 1)`` across (a stretched
     thread is flat, not folded) and the same down; the brightness is their
@@ -38,21 +37,23 @@ def fold_shades(
     ``1 + strength · (max(cos_across · cos_down, darkest) - 1)``. A point on
     the border, or beside a torn thread (``across_alive`` ``(rows, cols - 1)``,
     ``down_alive`` ``(rows - 1, cols)``), counts as flat that way.
-    ``points`` ``(rows · cols, 2)``, row by row.
+    Point ``(r, c)`` is ``points[grid[r, c]]`` (``Sheet.grid``), its shade ``shade[grid[r, c]]``.
     """
+    rows, cols = grid.shape
     span = 2.0 * spacing
     for r in range(rows):
         for c in range(cols):
-            k = r * cols + c
             cos_across = 1.0
             if 0 < c < cols - 1 and across_alive[r, c - 1] and across_alive[r, c]:
-                dx = points[k + 1, 0] - points[k - 1, 0]
-                dy = points[k + 1, 1] - points[k - 1, 1]
+                left, right = grid[r, c - 1], grid[r, c + 1]
+                dx = points[right, 0] - points[left, 0]
+                dy = points[right, 1] - points[left, 1]
                 cos_across = min(math.sqrt(dx * dx + dy * dy) / span, 1.0)
             cos_down = 1.0
             if 0 < r < rows - 1 and down_alive[r - 1, c] and down_alive[r, c]:
-                dx = points[k + cols, 0] - points[k - cols, 0]
-                dy = points[k + cols, 1] - points[k - cols, 1]
+                above, below = grid[r - 1, c], grid[r + 1, c]
+                dx = points[below, 0] - points[above, 0]
+                dy = points[below, 1] - points[above, 1]
                 cos_down = min(math.sqrt(dx * dx + dy * dy) / span, 1.0)
             lit = max(cos_across * cos_down, darkest)
-            shade[k] = np.float32(1.0 + strength * (lit - 1.0))
+            shade[grid[r, c]] = np.float32(1.0 + strength * (lit - 1.0))
