@@ -35,7 +35,8 @@ def build_cloth(
     ``inf`` makes an untearable sheet; shear and bend threads never tear on
     their own but die with the structural threads they lean on.
     """
-    grid_local = np.arange(rows)[:, None] * cols + _row_slots(cols)
+    slots = _row_slots(cols)
+    grid_local = np.arange(rows)[:, None] * cols + slots
     c, r = np.meshgrid(np.arange(cols), np.arange(rows))
     stored = grid_local.ravel()
     rest_pos = np.empty((rows * cols, 2), dtype=np.float64)
@@ -44,7 +45,7 @@ def build_cloth(
     uv[stored] = np.column_stack([c.ravel() / max(cols - 1, 1), 1.0 - r.ravel() / max(rows - 1, 1)])
     particles = stores.particles.add(rest_pos, 1.0 / mass, thickness / 2.0, owner)
     grid = particles.start + grid_local
-    slot_order = np.argsort(_row_slots(cols))  # the columns as a row stores them: even, then odd
+    slot_order = np.argsort(slots)  # the columns as a row stores them: even, then odd
 
     distances = stores.distances
     start = distances.count
@@ -85,7 +86,7 @@ def build_cloth(
     if shear:
         # both diagonals of each cell lean on the cell's four sides; a row's diagonals of one
         # direction share no point, so they go in the order their top ends are stored
-        across = np.argsort(_row_slots(cols)[:-1])
+        across = np.argsort(slots[:-1])
         sides = np.stack([horizontal[:-1], horizontal[1:], vertical[:, :-1], vertical[:, 1:]], axis=-1)[
             :, across
         ].reshape(-1, 4)

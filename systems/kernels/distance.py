@@ -9,7 +9,7 @@ ends are both at or above it, and then the seam of those that join the two
 numbers on one thread or two; the order changes only in that the seam
 comes last. There, a run of threads that share no point and join
 consecutive points (a sheet's row) is one vector loop (``distance_rows``:
-2.25 ns a thread against the pairs' 2.75, the same bits).
+1.6-1.9 ns a thread against the pairs' 2.75, the same bits).
 
 Where the time goes (80 × 50 sheet, 7870 threads, this machine at about
 3.7 GHz): a pass takes 2.8 to 3.0 ns a thread, one at a time 4.7. Of the
