@@ -461,9 +461,9 @@ class Game:
 
     def pick(self, selected: Path | None = None) -> arcade.View:
         """Show the level picker, ``selected`` (a level file) highlighted; the kernels not yet cached
-        start compiling aside (``prepare``), however the picker was reached: its thumbnails would
-        compile them here, the window frozen seconds at a time (after ``weft play LEVEL``, Escape)."""
-        self.prepare()
+        start compiling aside once it has drawn its first frame (``PickerView.on_update`` calls
+        ``prepare``), however the picker was reached: its thumbnails would compile them here, the
+        window frozen seconds at a time (after ``weft play LEVEL``, Escape)."""
         view = PickerView(self, selected)
         self.window.show_view(view)
         return view

@@ -258,6 +258,8 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     preparing.on_key_press(arcade.key.ESCAPE, 0)
     assert preparing.preparation.done  # stopped
     picker = game.window.current_view
+    picker.on_draw()
+    picker.on_update(1 / 60)
     again = game.preparation
     assert isinstance(again, FakePreparation) and again is not every  # the picker's goes on
     picker.on_key_press(arcade.key.ENTER, 0)
@@ -270,6 +272,9 @@ def test_while_the_kernels_compile_the_picker_answers_and_a_chosen_level_opens_o
     assert rates[-1] == FRAME_DT  # the level at the game's rate
     assert not game.preparing  # nothing compiles beside the level played
     view.on_key_press(arcade.key.ESCAPE, 0)
+    picker = game.window.current_view
+    picker.on_draw()
+    picker.on_update(1 / 60)
     assert isinstance(game.preparation, FakePreparation) and not game.preparation.done
 
 
@@ -287,6 +292,7 @@ def test_while_the_kernels_compile_an_untouched_picker_redraws_a_few_times_a_sec
     rates: list[float] = []
     monkeypatch.setattr(game.window, "set_draw_rate", rates.append)
     picker = game.pick()
+    picker.on_draw()
     picker.on_update(1 / 60)
     assert rates == [IDLE_DRAW_DT]  # its text took most of a core from the compiling
     picker.on_key_press(arcade.key.DOWN, 0)
@@ -334,12 +340,18 @@ def test_a_preparation_that_ended_without_a_ready_cache_is_not_started_again_at_
 
     monkeypatch.setattr(window_module, "kernels_ready", lambda: False)  # it failed, or a read-only cache
     monkeypatch.setattr(window_module, "Preparation", FakePreparation)
-    game.pick()
+    picker = game.pick()
+    picker.on_update(1 / 60)
+    assert game.preparation is None  # not before the picker's first frame: it would take the cores
+    picker.on_draw()
+    picker.on_update(1 / 60)
     first = game.preparation
     assert isinstance(first, FakePreparation)
     first.done = True
     assert not game.preparing
-    game.pick()
+    picker = game.pick()
+    picker.on_draw()
+    picker.on_update(1 / 60)
     assert game.preparation is None  # a minute of compiling is not started again
 
 
