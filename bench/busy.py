@@ -95,9 +95,19 @@ class BusyResult:
         """How many times a second copy running at once made our 95th-percentile frame."""
         return None if self.beside_copy is None else _ratio(self.quiet, self.beside_copy)
 
+    @property
+    def copy_pymunk_p95_ratio(self) -> float | None:
+        """How many times the same copy made pymunk's 95th-percentile frame (one thread, no waits):
+        what sharing the caches and memory with a copy costs on this machine. The 5050-box pyramid's
+        went 1.52 times up beside a copy where ours went 1.50 (2026-12-07)."""
+        if self.beside_copy is None:
+            return None
+        return _p95_ratio(self.quiet.pymunk_p95_ms, self.beside_copy.pymunk_p95_ms)
+
     def as_json(self) -> dict[str, Any]:
-        """``{"scene", "load", "quiet", "busy", "p95_ratio", "beside_copy", "copy_p95_ratio"}``, the
-        records as ``weft bench --json`` prints them (``beside_copy`` None where not run)."""
+        """``{"scene", "load", "quiet", "busy", "p95_ratio", "beside_copy", "copy_p95_ratio",
+        "copy_pymunk_p95_ratio"}``, the records as ``weft bench --json`` prints them (``beside_copy``
+        None where not run)."""
         return {
             "scene": self.quiet.scene,
             "load": self.load,
@@ -106,6 +116,7 @@ class BusyResult:
             "p95_ratio": self.p95_ratio,
             "beside_copy": None if self.beside_copy is None else self.beside_copy.as_json(),
             "copy_p95_ratio": self.copy_p95_ratio,
+            "copy_pymunk_p95_ratio": self.copy_pymunk_p95_ratio,
         }
 
 
@@ -132,17 +143,22 @@ def measure_busy(
 
 def _ratio(quiet: SceneResult, loaded: SceneResult) -> float | None:
     """Loaded over quiet 95th-percentile frame (None where either was not timed)."""
-    if quiet.p95_ms is None or loaded.p95_ms is None or quiet.p95_ms <= 0.0:
+    return _p95_ratio(quiet.p95_ms, loaded.p95_ms)
+
+
+def _p95_ratio(quiet: float | None, loaded: float | None) -> float | None:
+    """``loaded / quiet`` (None where either was not timed)."""
+    if quiet is None or loaded is None or quiet <= 0.0:
         return None
-    return loaded.p95_ms / quiet.p95_ms
+    return loaded / quiet
 
 
 def format_busy_table(results: list[BusyResult]) -> str:
     """Scene, then our median and 95th-percentile ms quiet and busy, the p95 ratio, pymunk's median
-    busy with our ratio to it, and the p95 beside a copy with its ratio."""
+    busy with our ratio to it, and the p95 beside a copy with its ratio and pymunk's."""
     header = [
         "scene", "ms", "p95", "busy ms", "busy p95", "p95 ratio", "cores", "busy pymunk ms", "busy ratio",
-        "copy p95", "copy ratio",
+        "copy p95", "copy ratio", "pymunk copy ratio",
     ]  # fmt: skip
     rows = [
         [
@@ -157,6 +173,7 @@ def format_busy_table(results: list[BusyResult]) -> str:
             "-" if result.busy.ratio is None else f"{result.busy.ratio:.2f}x",
             _ms(None if result.beside_copy is None else result.beside_copy.p95_ms),
             _times(result.copy_p95_ratio),
+            _times(result.copy_pymunk_p95_ratio),
         ]
         for result in results
     ]
@@ -168,7 +185,9 @@ def format_busy_table(results: list[BusyResult]) -> str:
         "cores: numba threads the quiet and the busy frames ended on (a scene that uses two quiet "
         "has one under load: its ratio is at least what the second core gave it); "
         "busy ratio > 1: faster than pymunk under the same load; "
-        "copy p95: beside a second copy of the same scene, its ratio over quiet"
+        "copy p95: beside a second copy of the same scene, its ratio over quiet; pymunk copy ratio: "
+        "the same for pymunk's 95th-percentile frame (one thread: what sharing the caches and memory "
+        "with a copy costs here)"
     )
     return "\n".join([*lines, "", note])
 

@@ -347,7 +347,8 @@ def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded_then_beside
         copies = subprocess.run(["pgrep", "-f", copy_mark], capture_output=True, text=True).stdout.split()
         loaded.append((len(spinning), len(copies)))
         p95 = [1.0, 1.5, 1.2][len(loaded) - 1]
-        return SceneResult("pyramid", {"boxes": 55}, 0.5, 1.0, p95_ms=p95, pymunk_p95_ms=2.0)
+        theirs = [2.0, 2.2, 3.0][len(loaded) - 1]
+        return SceneResult("pyramid", {"boxes": 55}, 0.5, 1.0, p95_ms=p95, pymunk_p95_ms=theirs)
 
     def stand_in(scene: str) -> list[str]:
         # a copy that costs nothing to start: the real one is `weft bench pyramid --frames 1e9`
@@ -370,6 +371,7 @@ def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded_then_beside
     assert record["load"] == max(1, cores - 1)
     assert record["p95_ratio"] == 1.5
     assert record["copy_p95_ratio"] == pytest.approx(1.2)
+    assert record["copy_pymunk_p95_ratio"] == pytest.approx(1.5)  # the copy's load on the oracle
     assert record["quiet"]["p95_ms"] == 1.0 and record["busy"]["p95_ms"] == 1.5
     assert record["beside_copy"]["p95_ms"] == 1.2
     # and both loads are gone after
@@ -378,12 +380,12 @@ def test_busy_runs_each_scene_quiet_then_with_the_other_cores_loaded_then_beside
 
 
 def test_the_busy_table_shows_both_runs_and_the_ratio() -> None:
-    quiet = SceneResult("cloth", {"cores": 2}, 0.5, 1.0, p95_ms=0.6)
+    quiet = SceneResult("cloth", {"cores": 2}, 0.5, 1.0, p95_ms=0.6, pymunk_p95_ms=1.2)
     loaded = SceneResult("cloth", {"cores": 1}, 0.6, 1.5, p95_ms=0.75)
-    copied = SceneResult("cloth", {"cores": 1}, 0.55, 1.5, p95_ms=0.66)
+    copied = SceneResult("cloth", {"cores": 1}, 0.55, 1.5, p95_ms=0.66, pymunk_p95_ms=1.8)
     header, row = busy.format_busy_table([busy.BusyResult(quiet, loaded, 1, copied)]).splitlines()[:2]
     assert header.split()[:3] == ["scene", "ms", "p95"]
-    figures = ["0.500", "0.600", "0.600", "0.750", "1.25", "2→1", "1.500", "2.50x", "0.660", "1.10"]
+    figures = ["0.500", "0.600", "0.600", "0.750", "1.25", "2→1", "1.500", "2.50x", "0.660", "1.10", "1.50"]
     assert row.split() == ["cloth", *figures]
     # a scene that does not say how many threads it ran on shows a dash there
     unsaid = busy.BusyResult(dataclasses.replace(quiet, params={}), loaded, 1, copied)
