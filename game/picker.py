@@ -124,9 +124,9 @@ class PickerView(arcade.View):
         self._looked_through: list[LevelEntry] | None = None
         """The listing every level of which was looked for: until a new listing replaces it, an
         update has nothing to read."""
-        self._touched = -AWAKE_S
-        """When input last came (``time.perf_counter``): the picker redraws at the game's rate from
-        then for ``AWAKE_S``."""
+        self._touched = time.perf_counter()
+        """When input last came, or the picker was made (``time.perf_counter``): it redraws at the
+        game's rate from then for ``AWAKE_S``, and its listing with the checks waits until then."""
         self._draw_dt = FRAME_DT
 
     # -- choosing -------------------------------------------------------------
@@ -276,6 +276,12 @@ class PickerView(arcade.View):
             return  # a thumbnail would compile the kernels here, freezing the window
         if not self.checked and self._shown and self.game.kernels_cached:  # they compile no more now
             if self._checking is None:
+                if not idle:
+                    # started while nobody touches the picker (nor just after it shows): its first
+                    # kernels make numba import its registries (0.47 s), and the updates, sharing
+                    # the interpreter with that thread, waited up to 100-150 ms for half a second
+                    # (2026-12-07)
+                    return
                 self._checking = _Listing(self.game.directory)
             if not self._checking.done.is_set():
                 return  # a thumbnail would load kernels here, waiting on the checks' lock

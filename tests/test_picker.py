@@ -294,6 +294,9 @@ def test_while_the_kernels_compile_an_untouched_picker_redraws_a_few_times_a_sec
     picker = game.pick()
     picker.on_draw()
     picker.on_update(1 / 60)
+    assert rates == []  # just shown: at the game's rate for a moment, as after a key
+    picker._touched -= 2 * AWAKE_S  # a while later, nobody touching it
+    picker.on_update(1 / 60)
     assert rates == [IDLE_DRAW_DT]  # its text took most of a core from the compiling
     picker.on_key_press(arcade.key.DOWN, 0)
     assert rates[-1] == FRAME_DT  # a key is answered at the game's rate, from the next update
@@ -412,13 +415,20 @@ def test_on_a_first_start_the_list_runs_no_kernel_and_a_level_refused_when_built
 def test_with_the_kernels_cached_the_list_is_drawn_first_and_checked_whole_aside(
     game, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from weft.game.picker import AWAKE_S
+
     counted = _crowded_folder(game, tmp_path, monkeypatch, ready=True)
 
     picker = game.pick()
     picker.on_update(1 / 60)  # not drawn yet: loading the first kernel would keep the window black
     assert picker.entry.playable and not counted
     picker.on_draw()
+    picker.on_mouse_motion(1, 1, 1, 1)  # the pointer moved, over no row
+    picker.on_update(1 / 60)
+    assert picker._checking is None  # not while a player browses: the thread's imports hold the window
+    picker._touched -= 2 * AWAKE_S  # a while later, nobody touching it
     picker.on_update(1 / 60)  # the whole checks start on a thread of their own
+    assert picker._checking is not None
     for _ in range(600):
         if picker.checked:
             break
