@@ -39,7 +39,7 @@ import numpy as np
 from weft.game.session import Session
 from weft.game.simulation import Simulation
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
-from weft.systems.first_start import PLAY, compile_apart, plan_like, plans, watch
+from weft.systems.first_start import PLAY, compile_apart, load_cached, plan_like, plans, watch
 from weft.systems.kernels import READY_MARK
 from weft.systems.kernels.distance import needs_general
 from weft.systems.kernels.distance_sides import PARALLEL_DISTANCES
@@ -247,11 +247,7 @@ def compile_levels_apart(
     levels' (``report``). One after the other, each plan ended with one side idle while the other
     finished, and each started a second process: a cold ``weft warmup`` took 54-55 s so (49 of
     them in the plans), 44 s as one."""
-    recorded = set(plans())
-    chosen = []
-    for path in levels:
-        if _has_own_plan(path, overrides):  # its play plan brings its level plan (``recorded``)
-            chosen += [plan for plan in (f"{PLAY}{path.name}", f"level {path.name}") if plan in recorded][:1]
+    chosen = [plan for path in levels if _has_own_plan(path, overrides) for plan in _own_plan(path)]
     if not chosen:
         return
     name = levels[0].name if len(levels) == 1 else f"{len(levels)} levels"
@@ -272,8 +268,29 @@ def compile_like_apart(sim: Simulation, path: Path, overrides: Sequence[str] = (
             compile_apart(plan)
 
 
+def load_level_kernels(sim: Simulation, overrides: Sequence[str] = ()) -> int:
+    """Load from numba's cache, before ``sim``'s first frame, the kernels its level calls from Python:
+    a shipped level's as playing it once calls them (its play plan: its frames' and its tools'), a
+    level without a plan of its own (one of a player's, or a shipped one changed by ``overrides``)
+    those its frames call in a shipped level alike (``level_features``). How many it loaded;
+    nothing compiles here (``first_start.load_cached``)."""
+    path = sim.level.source
+    chosen = _own_plan(path) if _has_own_plan(path, overrides) else []
+    if not chosen:
+        like = plan_like(level_features(sim))
+        chosen = [] if like is None else [like]
+    return load_cached(*chosen) if chosen else 0
+
+
 def _has_own_plan(path: Path, overrides: Sequence[str]) -> bool:
     return not overrides and path.resolve().parent == LEVELS_DIR.resolve()
+
+
+def _own_plan(path: Path) -> list[str]:
+    """The recorded plan of the shipped level ``path``: its play plan, which brings its level plan
+    (``recorded``), or its level plan alone; none for a level quick enough to need none."""
+    recorded = set(plans())
+    return [plan for plan in (f"{PLAY}{path.name}", f"level {path.name}") if plan in recorded][:1]
 
 
 def level_features(sim: Simulation) -> str:

@@ -34,7 +34,7 @@ from weft.game.screenshot import save_screenshot
 from weft.game.session import Session, open_session
 from weft.game.simulation import Simulation
 from weft.game.thumbnails import ThumbnailCache
-from weft.game.warmup import Preparation, kernels_ready
+from weft.game.warmup import Preparation, kernels_ready, load_level_kernels
 from weft.levels import DEFAULT_LEVEL, LEVELS_DIR
 from weft.systems.schedule import SystemFailed
 
@@ -98,6 +98,7 @@ class PlayView(arcade.View):
 
     def __init__(self, session: Session, game: Game | None = None, overrides: Sequence[str] = ()) -> None:
         super().__init__()
+        load_level_kernels(session.sim, overrides)  # none loads mid-play: a frame held up 15-30 ms
         self.session = session
         self.game = game
         self.directory = game.directory if game is not None else LEVELS_DIR
@@ -135,6 +136,7 @@ class PlayView(arcade.View):
     def use(self, session: Session, watcher: LevelWatcher) -> None:
         """Play ``session`` from now on (another level, or the same one reloaded), its file watched by
         ``watcher``; the old one is closed."""
+        load_level_kernels(session.sim, watcher.overrides)
         old = self.session
         self.session = session
         self.panel = Panel(session)

@@ -426,6 +426,79 @@ def test_a_level_like_no_shipped_one_borrows_no_plan(monkeypatch: pytest.MonkeyP
     assert asked == []
 
 
+FRAMES_LOADING = """
+import sys
+from numba.core.dispatcher import Dispatcher
+from weft.game.simulation import Simulation
+from weft.game.warmup import load_level_kernels
+from weft.levels import LEVELS_DIR
+
+frame = 0
+loads = []
+first_call = Dispatcher._compile_for_args  # runs only where no signature loaded fits: a load or compile
+
+def counted(self, *args, **kwargs):
+    loads.append(frame)
+    return first_call(self, *args, **kwargs)
+
+sim = Simulation.load(LEVELS_DIR / "ragdoll.toml")
+loaded = load_level_kernels(sim) if sys.argv[1] == "load" else 0
+Dispatcher._compile_for_args = counted
+for frame in range(int(sys.argv[2])):
+    sim.step()
+print(loaded, *loads)
+"""
+
+
+def _frames_loading(load: bool, frames: int) -> tuple[int, list[int]]:
+    """In a process of its own: how many kernels ``load_level_kernels`` loaded for the rag doll
+    (with ``load``), and the frames in which a kernel was loaded or compiled after it."""
+    done = subprocess.run(
+        [sys.executable, "-c", FRAMES_LOADING, "load" if load else "frames", str(frames)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded, *frames_loading = (int(word) for word in done.stdout.split())
+    return loaded, frames_loading
+
+
+def test_a_level_played_loads_its_kernels_before_its_first_frame_and_none_mid_play() -> None:
+    _run_as_recorded("ragdoll.toml")  # the cache warm: they load, none compiles
+    frames = 120  # a limb reaches a crate at the 28th: the pushes out of boxes are first called then
+    _, unloaded = _frames_loading(load=False, frames=frames)
+    assert any(frame > 0 for frame in unloaded), "a kernel first called a while in: the scene tests nothing"
+    loaded, loading = _frames_loading(load=True, frames=frames)
+    assert loaded > 0
+    # the roots only: a kernel the plan records as a callee that Python calls too (the box solver's
+    # work_sizes) still loads on its first call, in the first frame
+    assert all(frame == 0 for frame in loading)
+    assert len(loading) < unloaded.count(0)
+
+
+def test_a_level_played_loads_its_own_play_plan_or_borrows_a_level_plan(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(warmup, "load_cached", lambda *plans: asked.append(plans) or 0)
+    mine = tmp_path / "my_sheet.toml"  # the shipped sheet in a folder of one's own
+    mine.write_text((LEVELS_DIR / "cloth.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    for path, overrides in (
+        (LEVELS_DIR / "cloth.toml", []),
+        (mine, []),
+        (LEVELS_DIR / "cloth.toml", ["world.iterations=6"]),
+    ):
+        sim = Simulation.load(path, overrides)
+        try:
+            warmup.load_level_kernels(sim, overrides)
+            like = plan_like(warmup.level_features(sim))
+        finally:
+            sim.close()
+    assert asked == [(f"{PLAY}cloth.toml",), (like,), (like,)]
+
+
 def _second_process(plan: str, told: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "weft.systems.first_start", plan],
