@@ -247,7 +247,7 @@ def roots(units: Sequence[Unit]) -> list[Unit]:
 def load_cached(*plans: str) -> int:
     """Load from numba's cache the roots of ``plans`` (``recorded``) that it holds and this process
     has not loaded yet; how many it loaded. Never compiles: a root not cached (or one the record
-    names wrong) is left to its first call.
+    names wrong, or a cache it cannot read) is left to its first call.
 
     The roots are the kernels called from Python (their callees come inside them). Loaded on its
     first call instead, a kernel a level first calls a while in holds that frame up: the rag doll's
@@ -263,7 +263,7 @@ def load_cached(*plans: str) -> int:
             if unit.argument_types() in unit.kernel().overloads or not unit.cached():
                 continue
             unit.compile()
-        except STALE:
+        except (*STALE, OSError):  # stale, or a cache it cannot read: its first call sees to it
             continue
         loaded += 1
     return loaded

@@ -499,6 +499,17 @@ def test_a_level_played_loads_its_own_play_plan_or_borrows_a_level_plan(
     assert asked == [(f"{PLAY}cloth.toml",), (like,), (like,)]
 
 
+def test_a_cache_that_cannot_be_read_loads_nothing_and_raises_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unreadable(unit: Unit) -> bool:
+        raise PermissionError(f"{unit.name}: the cache folder is not ours to read")
+
+    monkeypatch.setattr(Unit, "cached", unreadable)
+    loaded = first_start.load_cached(f"{PLAY}stack.toml")  # a plan no earlier test has loaded all of
+    assert loaded == 0
+
+
 def _second_process(plan: str, told: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "weft.systems.first_start", plan],
