@@ -556,7 +556,7 @@ def compile_apart(*plans: str) -> None:
     units = recorded(*plans)
     try:
         cached = all(unit.cached() for unit in roots(units))
-    except STALE:  # a root the record names wrong: compile the plan, passing over what is stale
+    except (*STALE, OSError):  # a root the record names wrong, or a cache it cannot read: compile
         cached = False
     if not units or cached:
         return

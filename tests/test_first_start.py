@@ -499,15 +499,26 @@ def test_a_level_played_loads_its_own_play_plan_or_borrows_a_level_plan(
     assert asked == [(f"{PLAY}cloth.toml",), (like,), (like,)]
 
 
-def test_a_cache_that_cannot_be_read_loads_nothing_and_raises_nothing(
+def test_a_cache_that_cannot_be_read_loads_nothing_and_its_plan_compiles(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def unreadable(unit: Unit) -> bool:
         raise PermissionError(f"{unit.name}: the cache folder is not ours to read")
 
+    def refused(*args: object, **kwargs: object) -> None:
+        started.append(args)
+        raise OSError("no second process here: the frame compiles it all")
+
     monkeypatch.setattr(Unit, "cached", unreadable)
     loaded = first_start.load_cached(f"{PLAY}stack.toml")  # a plan no earlier test has loaded all of
     assert loaded == 0
+    started: list[tuple[object, ...]] = []
+    monkeypatch.setattr(first_start.subprocess, "Popen", refused)
+    monkeypatch.setattr(first_start, "_cores", lambda: 2)
+    compile_apart.cache_clear()
+    compile_apart(f"{PLAY}stack.toml")  # as for a stale plan: compiled, not taken for cached
+    compile_apart.cache_clear()
+    assert len(started) == 1
 
 
 def _second_process(plan: str, told: str) -> subprocess.CompletedProcess[str]:
